@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Install what WeClaw Desktop needs on this machine, then the package itself (editable).
+#   scripts/setup.sh          system libraries Qt needs + the app
+#   scripts/setup.sh --test   also the test tools: Xvfb, Chromium for the phone-page tests, test extras
+# On Debian/Ubuntu it uses apt-get (as root or through sudo); elsewhere it skips that step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+with_test=0
+[ "${1:-}" = "--test" ] && with_test=1
+
+apt_packages=(libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 libglib2.0-0 libxkbcommon0
+  libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0
+  fonts-noto-cjk ca-certificates)
+if [ $with_test = 1 ]; then
+  apt_packages+=(xvfb xauth chromium)
+fi
+
+if command -v apt-get >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  missing=()
+  for p in "${apt_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing system packages: ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+else
+  echo "no apt-get here: make sure OpenGL/EGL libraries and a CJK font are installed"
+fi
+
+PY=${PYTHON:-python3}
+if [ $with_test = 1 ]; then
+  "$PY" -m pip install -q -e ".[test]"
+else
+  "$PY" -m pip install -q -e .
+fi
+echo "setup done"

@@ -1,0 +1,86 @@
+"""Test setup: offscreen Qt, qasync as the asyncio loop, and user data isolated in a temp dir."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("LANG", "C.UTF-8")
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Any]:
+    """Run async tests on a qasync loop so Qt events are processed (ENGINEERING_NOTES.md)."""
+    from PySide6.QtWidgets import QApplication
+
+    from weclaw_desktop.ui.qtloop import WeclawEventLoop
+
+    return {"qasync": lambda: WeclawEventLoop(QApplication.instance() or QApplication([]))}
+
+
+@pytest.fixture(autouse=True)
+def weclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Every test gets its own WECLAW_HOME; no test touches the real user's data."""
+    home = tmp_path / "weclaw-home"
+    home.mkdir()
+    monkeypatch.setenv("WECLAW_HOME", str(home))
+    for name in ("WECLAW_API_KEY", "OPENAI_API_KEY", "WECLAW_TOOLS"):
+        monkeypatch.delenv(name, raising=False)
+    yield home
+
+
+class MemoryKeyring:
+    """An in-memory keyring backend for tests."""
+
+    def __init__(self) -> None:
+        import keyring.backend
+
+        class _Backend(keyring.backend.KeyringBackend):
+            priority = 1  # type: ignore[assignment]
+            store: dict[tuple[str, str], str] = {}
+
+            def get_password(self, service: str, username: str) -> str | None:
+                return self.store.get((service, username))
+
+            def set_password(self, service: str, username: str, password: str) -> None:
+                self.store[(service, username)] = password
+
+            def delete_password(self, service: str, username: str) -> None:
+                import keyring.errors
+
+                if (service, username) not in self.store:
+                    raise keyring.errors.PasswordDeleteError(username)
+                del self.store[(service, username)]
+
+        _Backend.store = {}
+        self.backend = _Backend()
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[Any]:
+    import keyring
+
+    previous = keyring.get_keyring()
+    kr = MemoryKeyring().backend
+    keyring.set_keyring(kr)
+    yield kr
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)

@@ -1,0 +1,3 @@
+from weclaw_desktop.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,54 @@
+"""The ``weclaw`` command. With no subcommand it starts the desktop app.
+
+Each subcommand lives in ``weclaw_desktop/commands/<name>.py`` with ``register(subparsers)``; this module
+only wires them up, so adding a command never touches the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from weclaw_desktop import __version__
+
+COMMANDS = ["validate", "tools", "schema"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="weclaw", description="WeClaw Desktop: an AI assistant that does things.")
+    parser.add_argument("--version", action="version", version=f"weclaw {__version__}")
+    parser.add_argument("--data-dir", help="keep all user data under this folder (same as WECLAW_HOME)")
+    parser.add_argument("--self-test", action="store_true", help="check that the app can start, then exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"weclaw_desktop.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(encoding="utf-8", errors="replace")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.data_dir:
+        os.environ["WECLAW_HOME"] = os.path.abspath(args.data_dir)
+    if args.self_test:
+        from weclaw_desktop.selftest import run_self_test
+
+        return run_self_test()
+    if args.command is None:
+        from weclaw_desktop.app import main as app_main
+
+        return app_main()
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

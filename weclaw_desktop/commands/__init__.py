@@ -1,0 +1,1 @@
+"""Subcommands of ``weclaw``; each module has ``register(subparsers)`` and sets ``run``."""

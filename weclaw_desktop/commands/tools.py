@@ -1,0 +1,69 @@
+"""``weclaw tools``: every tool, its actions and risk, and whether it is available on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from weclaw_desktop.commands.common import manifest_or_exit
+from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.toolkit.availability import AvailabilityContext
+from weclaw_desktop.toolkit.planner import plan
+from weclaw_desktop.toolkit.policy import Policy
+from weclaw_desktop.toolkit.registry import ToolRegistry
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("tools", help="list tools and their availability")
+    p.add_argument("--tools", help="path of tools.json (default: the bundled one)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--schema",
+        action="store_true",
+        help="print the OpenAI tool definitions of every enabled tool, as if every bridge were connected",
+    )
+    p.add_argument("--lang", default="en", choices=["en", "zh"], help="language of display names")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    manifest = manifest_or_exit(args.tools)
+    registry = ToolRegistry(manifest)
+    if args.schema:
+        print(json.dumps(registry.function_defs(registry.tool_names()), ensure_ascii=False, indent=1))
+        return 0
+    secrets = SecretStore()
+    ctx = AvailabilityContext(has_secret=secrets.has)
+    result = plan(registry, Policy(), ctx)
+    rows = []
+    for tool in registry.tool_names(include_disabled=True):
+        spec = registry.spec(tool)
+        rows.append(
+            {
+                "name": tool,
+                "display_name": spec.display.name.get(args.lang),
+                "category": spec.display.category,
+                "actions": [
+                    {"function": f"{tool}_{a}", "action": a, "risk": spec.risk_of(a).value} for a in spec.actions
+                ],
+                "risk": spec.risk.value,
+                "available": tool in result.visible,
+                "diagnostics": [d.model_dump(mode="json") for d in result.hidden.get(tool, [])],
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
+    width = max((len(r["name"]) for r in rows), default=4)
+    for r in rows:
+        state = "available" if r["available"] else "hidden"
+        print(f"{r['name']:<{width}}  {state:<9}  {r['category']:<13} {r['display_name']}")
+        actions = ", ".join(f"{a['action']}({a['risk']})" for a in r["actions"])
+        print(f"{'':<{width}}  actions: {actions}")
+        for d in r["diagnostics"]:
+            hint = f" {d['hint']}" if d["hint"] else ""
+            print(f"{'':<{width}}  ! {d['code']}: {d['message']}.{hint}")
+    visible = sum(r["available"] for r in rows)
+    print(f"{len(rows)} tools: {visible} available, {len(rows) - visible} hidden")
+    return 0

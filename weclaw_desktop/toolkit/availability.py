@@ -1,0 +1,222 @@
+"""Availability expressions: when may a tool be offered on this machine, right now?
+
+An expression in tools.json is one signal or a combination::
+
+    {"bridge": "companion"}            a bridge service has been injected
+    {"config": "host"}                 the tool's effective config has a non-empty ``host``
+    {"secret": "email.password"}       the keyring (or this session) holds that secret
+    {"env": "GITHUB_TOKEN"}            an environment variable is set
+    {"module": "docx"}                 an optional dependency is importable
+    {"platform": ["linux", "darwin"]}  sys.platform starts with one of these
+    {"allOf": [...]}  {"anyOf": [...]}  {"not": {...}}
+
+Evaluating one gives the diagnostics of what is missing (empty when the tool is available).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
+
+from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
+
+
+class _Signal(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class BridgeReq(_Signal):
+    bridge: str
+
+
+class ConfigReq(_Signal):
+    config: str
+
+
+class SecretReq(_Signal):
+    secret: str
+
+
+class EnvReq(_Signal):
+    env: str
+
+
+class ModuleReq(_Signal):
+    module: str
+    package: str | None = Field(default=None, description="pip package that provides the module")
+
+
+class PlatformReq(_Signal):
+    platform: list[str] = Field(description="sys.platform prefixes: linux, darwin, win32")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_or_many(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("platform"), str):
+            return {**data, "platform": [data["platform"]]}
+        return data
+
+
+class AllOf(_Signal):
+    all_of: list[Requirement] = Field(alias="allOf")
+
+
+class AnyOf(_Signal):
+    any_of: list[Requirement] = Field(alias="anyOf")
+
+
+class Not(_Signal):
+    not_: Requirement = Field(alias="not")
+
+
+Requirement = Union[  # noqa: UP007 - a recursive alias needs Union for pydantic
+    BridgeReq, ConfigReq, SecretReq, EnvReq, ModuleReq, PlatformReq, AllOf, AnyOf, Not
+]
+for _model in (AllOf, AnyOf, Not):
+    _model.model_rebuild()
+
+
+class RequirementModel(RootModel[Requirement]):
+    pass
+
+
+@dataclass
+class AvailabilityContext:
+    """What the machine and app have right now. The CLI and GUI fill it; tests build their own."""
+
+    bridges: set[str] = field(default_factory=set)
+    tool_config: Callable[[str], Mapping[str, Any]] = lambda tool: {}
+    has_secret: Callable[[str], bool] = lambda name: False
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    platform: str = sys.platform
+    module_available: Callable[[str], bool] = field(default=lambda name: _importable(name))
+
+
+@functools.cache
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def evaluate(req: Requirement | None, tool: str, ctx: AvailabilityContext) -> list[Diagnostic]:
+    """Diagnostics of everything ``req`` lacks for ``tool``; empty means available."""
+    if req is None:
+        return []
+    if isinstance(req, AllOf):
+        return [d for sub in req.all_of for d in evaluate(sub, tool, ctx)]
+    if isinstance(req, AnyOf):
+        missing: list[Diagnostic] = []
+        for sub in req.any_of:
+            found = evaluate(sub, tool, ctx)
+            if not found:
+                return []
+            missing.extend(found)
+        return missing
+    if isinstance(req, Not):
+        if evaluate(req.not_, tool, ctx):
+            return []
+        return [_negated(req.not_)]
+    return _signal(req, tool, ctx)
+
+
+def _signal(req: Requirement, tool: str, ctx: AvailabilityContext) -> list[Diagnostic]:
+    if isinstance(req, BridgeReq):
+        if req.bridge in ctx.bridges:
+            return []
+        return [
+            Diagnostic(
+                code=Code.BRIDGE_MISSING,
+                message=f"needs the {req.bridge} service, which is not running",
+                hint=_BRIDGE_HINTS.get(req.bridge, "It is provided by the desktop window."),
+            )
+        ]
+    if isinstance(req, ConfigReq):
+        value = ctx.tool_config(tool).get(req.config)
+        if value not in (None, "", [], {}):
+            return []
+        return [
+            Diagnostic(
+                code=Code.CONFIG_MISSING,
+                message=f"setting '{req.config}' is not set",
+                hint=f"Set it under Settings > Tools > {tool}.",
+            )
+        ]
+    if isinstance(req, SecretReq):
+        if ctx.has_secret(req.secret):
+            return []
+        return [
+            Diagnostic(
+                code=Code.AUTH_MISSING,
+                message=f"no credential '{req.secret}' is stored",
+                hint="Enter it in Settings; it is kept in the system keyring.",
+            )
+        ]
+    if isinstance(req, EnvReq):
+        if ctx.environ.get(req.env):
+            return []
+        return [
+            Diagnostic(
+                code=Code.ENV_MISSING,
+                message=f"environment variable {req.env} is not set",
+                hint=f"Set {req.env} before starting WeClaw.",
+            )
+        ]
+    if isinstance(req, ModuleReq):
+        if ctx.module_available(req.module):
+            return []
+        package = req.package or req.module
+        return [
+            Diagnostic(
+                code=Code.DEPENDENCY_MISSING,
+                message=f"optional dependency '{req.module}' is not installed",
+                hint=f"Install it with: pip install {package}",
+            )
+        ]
+    if isinstance(req, PlatformReq):
+        if any(ctx.platform.startswith(p) for p in req.platform):
+            return []
+        return [
+            Diagnostic(
+                code=Code.PLATFORM_UNSUPPORTED,
+                message=f"works only on {', '.join(req.platform)} (this is {ctx.platform})",
+            )
+        ]
+    raise TypeError(f"unknown requirement {req!r}")  # pragma: no cover
+
+
+def _negated(req: Requirement) -> Diagnostic:
+    if isinstance(req, PlatformReq):
+        return Diagnostic(
+            code=Code.PLATFORM_UNSUPPORTED, message=f"does not work on {', '.join(req.platform)}"
+        )
+    if isinstance(req, ModuleReq):
+        return Diagnostic(
+            code=Code.DEPENDENCY_MISSING, message=f"conflicts with the installed module '{req.module}'"
+        )
+    if isinstance(req, EnvReq):
+        return Diagnostic(code=Code.ENV_MISSING, message=f"is turned off while {req.env} is set")
+    if isinstance(req, BridgeReq):
+        return Diagnostic(code=Code.BRIDGE_MISSING, message=f"is not offered while {req.bridge} runs")
+    if isinstance(req, SecretReq):
+        return Diagnostic(code=Code.AUTH_MISSING, message=f"is not offered while '{req.secret}' is stored")
+    if isinstance(req, ConfigReq):
+        return Diagnostic(code=Code.CONFIG_MISSING, message=f"is not offered while '{req.config}' is set")
+    return Diagnostic(code=Code.PLATFORM_UNSUPPORTED, message="a negated condition holds")
+
+
+_BRIDGE_HINTS = {
+    "companion": "Turn on the phone link (toolbar > Phone) and pair a phone.",
+    "clipboard": "Available in the desktop app.",
+    "notifier": "Available in the desktop app.",
+    "screen": "Available in the desktop app.",
+    "desktop": "Available in the desktop app.",
+}

@@ -1,0 +1,262 @@
+"""tools.json: the one declaration of every tool, its routing, and the exposure settings.
+
+The models are strict: an unknown key is an error that names the key, where it is, and the closest valid
+key. ``resources/schema/tools.schema.json`` is generated from these models (``weclaw schema``) and a test
+fails when the committed copy is stale.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from weclaw_desktop.toolkit.availability import Requirement
+from weclaw_desktop.toolkit.base import Risk
+
+SCHEMA_REF = "./resources/schema/tools.schema.json"
+TOOL_NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
+
+
+class ManifestError(ValueError):
+    """tools.json could not be read or is invalid. The message lists every problem with its path."""
+
+    def __init__(self, problems: list[str], source: str = "tools.json") -> None:
+        self.problems = problems
+        self.source = source
+        super().__init__(f"{source} is invalid:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+class StrictModel(BaseModel):
+    """Rejects unknown keys with the closest valid one, instead of pydantic's generic message."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unknown_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        valid: list[str] = []
+        for name, info in cls.model_fields.items():
+            valid.append(info.alias or name)
+        allowed = set(valid) | set(cls.model_fields)
+        unknown = [key for key in data if key not in allowed]
+        if unknown:
+            msgs = []
+            for key in unknown:
+                close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
+                hint = f"; did you mean '{close[0]}'?" if close else f"; valid keys: {', '.join(valid)}"
+                msgs.append(f"unknown key '{key}'{hint}")
+            raise ValueError("; ".join(msgs))
+        return data
+
+
+class LocalizedText(StrictModel):
+    en: str
+    zh: str = ""
+
+    def get(self, lang: str) -> str:
+        return (self.zh if lang.startswith("zh") else self.en) or self.en
+
+
+class Display(StrictModel):
+    name: LocalizedText
+    icon: str = "tool"
+    category: str = "general"
+
+
+_SIGNAL_KEYS = ["bridge", "config", "secret", "env", "module", "platform", "allOf", "anyOf", "not"]
+
+
+def _check_requirement(data: Any, path: str = "requires") -> None:
+    """Friendly errors for availability expressions before pydantic tries every union member."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} must be an object such as {{\"bridge\": \"companion\"}}")
+    keys = [k for k in data if k != "package"]
+    if len(keys) != 1:
+        raise ValueError(f"{path} must have exactly one of {', '.join(_SIGNAL_KEYS)}; got {sorted(data)}")
+    key = keys[0]
+    if key not in _SIGNAL_KEYS:
+        close = difflib.get_close_matches(key, _SIGNAL_KEYS, n=1, cutoff=0.5)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; valid: {', '.join(_SIGNAL_KEYS)}"
+        raise ValueError(f"unknown key '{key}' in {path}{hint}")
+    if "package" in data and key != "module":
+        raise ValueError(f"'package' in {path} only goes with 'module'")
+    if key in ("allOf", "anyOf"):
+        items = data[key]
+        if not isinstance(items, list) or not items:
+            raise ValueError(f"{path}.{key} must be a non-empty list")
+        for i, sub in enumerate(items):
+            _check_requirement(sub, f"{path}.{key}[{i}]")
+    elif key == "not":
+        _check_requirement(data[key], f"{path}.not")
+
+
+class ToolSpec(StrictModel):
+    """One tool's declaration."""
+
+    module: str = Field(description="Python module that defines the tool class")
+    class_name: str = Field(alias="class", description="Name of the BaseTool subclass in the module")
+    enabled: bool = True
+    actions: list[str] = Field(min_length=1, description="Must equal the actions the class defines")
+    description: LocalizedText = Field(description="One line: what the tool is for (tool_search shows it)")
+    display: Display
+    risk: Risk = Risk.LOW
+    action_risk: dict[str, Risk] = Field(default_factory=dict)
+    timeout_s: float = Field(default=60.0, gt=0, le=86400)
+    concurrency: int = Field(default=4, ge=1, le=64, description="Calls of this tool that may run at once")
+    bridges: list[str] = Field(default_factory=list)
+    requires: Requirement | None = None
+    action_requires: dict[str, Requirement] = Field(
+        default_factory=dict, description="Extra availability per action (e.g. an optional dependency)"
+    )
+    config: dict[str, Any] = Field(default_factory=dict)
+    depends_on: list[str] = Field(default_factory=list, description="Tools exposed together with this one")
+    always_on: bool = Field(default=False, description="Exposed with every request (meta tools)")
+
+    @field_validator("requires", mode="before")
+    @classmethod
+    def _requires_shape(cls, value: Any) -> Any:
+        if value is not None:
+            _check_requirement(value)
+        return value
+
+    @field_validator("action_requires", mode="before")
+    @classmethod
+    def _action_requires_shape(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            for action_name, req in value.items():
+                _check_requirement(req, f"action_requires.{action_name}")
+        return value
+
+    @model_validator(mode="after")
+    def _action_risk_keys(self) -> ToolSpec:
+        for field_name in ("action_risk", "action_requires"):
+            stray = sorted(set(getattr(self, field_name)) - set(self.actions))
+            if stray:
+                raise ValueError(f"{field_name} names actions that are not in 'actions': {', '.join(stray)}")
+        if len(set(self.actions)) != len(self.actions):
+            raise ValueError("'actions' lists an action twice")
+        return self
+
+    def risk_of(self, action: str) -> Risk:
+        return self.action_risk.get(action, self.risk)
+
+
+class Keywords(StrictModel):
+    zh: list[str] = Field(default_factory=list)
+    en: list[str] = Field(default_factory=list)
+
+    def all(self) -> list[str]:
+        return [*self.zh, *self.en]
+
+
+class IntentSpec(StrictModel):
+    """One intent: how people ask for it, which tools serve it, and in which order of preference."""
+
+    keywords: Keywords
+    tools: list[str] = Field(min_length=1)
+    recommended: list[str] = Field(min_length=1)
+    alternative: list[str] = Field(default_factory=list)
+    examples: Keywords = Field(default_factory=Keywords)
+    description: str = ""
+
+
+class ExposureSettings(StrictModel):
+    """How many tools a request may see, and when routing is confident enough."""
+
+    mode: Literal["progressive", "all"] = "progressive"
+    high_threshold: float = Field(default=0.6, ge=0, le=1)
+    medium_threshold: float = Field(default=0.3, ge=0, le=1)
+    max_tools_per_request: int = Field(default=6, ge=1, le=128)
+    max_functions: int = Field(default=128, ge=1, le=128)
+    sticky_turns: int = Field(default=2, ge=0, le=10)
+    search_results: int = Field(default=5, ge=1, le=20)
+
+    @model_validator(mode="after")
+    def _order(self) -> ExposureSettings:
+        if self.medium_threshold > self.high_threshold:
+            raise ValueError("medium_threshold must not exceed high_threshold")
+        return self
+
+
+class Manifest(StrictModel):
+    schema_ref: str | None = Field(default=None, alias="$schema")
+    version: Literal[1] = 1
+    tools: dict[str, ToolSpec]
+    intents: dict[str, IntentSpec] = Field(default_factory=dict)
+    profiles: dict[str, list[str]] = Field(default_factory=lambda: {"full": ["*"]})
+    exposure: ExposureSettings = Field(default_factory=ExposureSettings)
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names(cls, tools: dict[str, ToolSpec]) -> dict[str, ToolSpec]:
+        import re
+
+        bad = [name for name in tools if not re.match(TOOL_NAME_PATTERN, name)]
+        if bad:
+            raise ValueError(f"tool names must match {TOOL_NAME_PATTERN}: {', '.join(bad)}")
+        return tools
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ManifestError([f"key '{key}' appears twice in the same object"])
+        out[key] = value
+    return out
+
+
+def format_validation_error(exc: ValidationError) -> list[str]:
+    problems = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
+        msg = err["msg"].removeprefix("Value error, ")
+        problems.append(f"{loc}: {msg}" if loc else msg)
+    return problems
+
+
+def parse_manifest(text: str, source: str = "tools.json") -> Manifest:
+    try:
+        raw = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except ManifestError as exc:
+        raise ManifestError(exc.problems, source) from None
+    except json.JSONDecodeError as exc:
+        raise ManifestError([f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"], source) from None
+    try:
+        return Manifest.model_validate(raw)
+    except ValidationError as exc:
+        raise ManifestError(format_validation_error(exc), source) from None
+
+
+def load_manifest(path: str | Path) -> Manifest:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ManifestError([f"cannot read {path}: {exc.strerror or exc}"], str(path)) from None
+    return parse_manifest(text, str(path))
+
+
+def manifest_json_schema() -> dict[str, Any]:
+    """The JSON Schema of tools.json, as committed in resources/schema/tools.schema.json."""
+    schema = Manifest.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "WeClaw Desktop tools.json"
+    return schema
+
+
+def render_manifest_schema() -> str:
+    return json.dumps(manifest_json_schema(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"

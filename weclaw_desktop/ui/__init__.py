@@ -1,0 +1,1 @@
+"""PySide6 front end. Only this package, ``bridges/qt*.py`` and ``app.py`` may import PySide6."""
