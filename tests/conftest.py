@@ -10,7 +10,7 @@ os.environ.setdefault("LANG", "C.UTF-8")
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -45,7 +45,7 @@ class MemoryKeyring:
 
         class _Backend(keyring.backend.KeyringBackend):
             priority = 1  # type: ignore[assignment]
-            store: dict[tuple[str, str], str] = {}
+            store: ClassVar[dict[tuple[str, str], str]] = {}
 
             def get_password(self, service: str, username: str) -> str | None:
                 return self.store.get((service, username))

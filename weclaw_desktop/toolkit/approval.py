@@ -90,7 +90,7 @@ class ApprovalPolicy(BaseModel):
 
 @dataclass
 class SessionApprovals:
-    """"Allow for this session" memory: session id -> function names."""
+    """ "Allow for this session" memory: session id -> function names."""
 
     allowed: dict[str, set[str]] = field(default_factory=dict)
 

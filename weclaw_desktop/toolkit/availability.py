@@ -195,13 +195,9 @@ def _signal(req: Requirement, tool: str, ctx: AvailabilityContext) -> list[Diagn
 
 def _negated(req: Requirement) -> Diagnostic:
     if isinstance(req, PlatformReq):
-        return Diagnostic(
-            code=Code.PLATFORM_UNSUPPORTED, message=f"does not work on {', '.join(req.platform)}"
-        )
+        return Diagnostic(code=Code.PLATFORM_UNSUPPORTED, message=f"does not work on {', '.join(req.platform)}")
     if isinstance(req, ModuleReq):
-        return Diagnostic(
-            code=Code.DEPENDENCY_MISSING, message=f"conflicts with the installed module '{req.module}'"
-        )
+        return Diagnostic(code=Code.DEPENDENCY_MISSING, message=f"conflicts with the installed module '{req.module}'")
     if isinstance(req, EnvReq):
         return Diagnostic(code=Code.ENV_MISSING, message=f"is turned off while {req.env} is set")
     if isinstance(req, BridgeReq):

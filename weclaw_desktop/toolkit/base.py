@@ -81,9 +81,7 @@ class ToolResult(BaseModel):
         return cls(output=output, data=data, files=[str(f) for f in files or []])
 
     @classmethod
-    def fail(
-        cls, message: str, *, status: ToolStatus = ToolStatus.ERROR, data: Any = None
-    ) -> ToolResult:
+    def fail(cls, message: str, *, status: ToolStatus = ToolStatus.ERROR, data: Any = None) -> ToolResult:
         return cls(status=status, output=message, error=message, data=data)
 
     @property

@@ -159,11 +159,7 @@ class Dispatcher:
             self.registry, availability, ref.tool, ref.action
         )
         if problems:
-            status = (
-                ToolStatus.DENIED
-                if problems[0].code.value.startswith("disabled-")
-                else ToolStatus.ERROR
-            )
+            status = ToolStatus.DENIED if problems[0].code.value.startswith("disabled-") else ToolStatus.ERROR
             reasons = "; ".join(str(p) for p in problems)
             return ToolResult.fail(
                 f"{call.name} is not available right now: {reasons}. "
@@ -214,15 +210,11 @@ class Dispatcher:
             if outcome.arguments is not None:
                 rewritten = _validate(action_def.params, outcome.arguments)
                 if isinstance(rewritten, list):
-                    return ToolResult.fail(
-                        f"Hook '{hook_name}' produced invalid arguments: {'; '.join(rewritten)}"
-                    )
+                    return ToolResult.fail(f"Hook '{hook_name}' produced invalid arguments: {'; '.join(rewritten)}")
                 params = rewritten
                 hook_call.arguments = dict(outcome.arguments)
             if outcome.require_approval is not None and approval.decided_by != "user":
-                approval = await self._approve(
-                    request, ctx, call, ref, notify, forced_reason=outcome.require_approval
-                )
+                approval = await self._approve(request, ctx, call, ref, notify, forced_reason=outcome.require_approval)
                 state.approval = approval
                 if not approval.decision.allowed:
                     return _denied(call.name, approval)
@@ -272,9 +264,7 @@ class Dispatcher:
             request = ApprovalRequest(**{**request.__dict__, "reason": forced_reason})
         gate = ctx.approval or self.gate
         if gate is None:
-            return ApprovalResult(
-                ApprovalDecision.DENY, decided_by="no-gate", note="no one is there to approve it"
-            )
+            return ApprovalResult(ApprovalDecision.DENY, decided_by="no-gate", note="no one is there to approve it")
         notify(StageEvent(Stage.AWAITING_APPROVAL, call, ref, arguments=request.arguments, risk=request.risk))
         result = await gate.request(request)
         if result.decision is ApprovalDecision.ALLOW_SESSION:

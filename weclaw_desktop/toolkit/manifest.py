@@ -82,7 +82,7 @@ _SIGNAL_KEYS = ["bridge", "config", "secret", "env", "module", "platform", "allO
 def _check_requirement(data: Any, path: str = "requires") -> None:
     """Friendly errors for availability expressions before pydantic tries every union member."""
     if not isinstance(data, dict):
-        raise ValueError(f"{path} must be an object such as {{\"bridge\": \"companion\"}}")
+        raise ValueError(f'{path} must be an object such as {{"bridge": "companion"}}')
     keys = [k for k in data if k != "package"]
     if len(keys) != 1:
         raise ValueError(f"{path} must have exactly one of {', '.join(_SIGNAL_KEYS)}; got {sorted(data)}")

@@ -40,9 +40,7 @@ def tool_requirement(registry: ToolRegistry, tool: str) -> Requirement | None:
     return parts[0] if len(parts) == 1 else AllOf.model_validate({"allOf": parts})
 
 
-def diagnose(
-    registry: ToolRegistry, policy: Policy, ctx: AvailabilityContext, tool: str
-) -> list[Diagnostic]:
+def diagnose(registry: ToolRegistry, policy: Policy, ctx: AvailabilityContext, tool: str) -> list[Diagnostic]:
     """Why ``tool`` cannot be offered now (empty: it can)."""
     spec = registry.spec(tool)
     if not spec.enabled:
@@ -53,9 +51,7 @@ def diagnose(
     return evaluate(tool_requirement(registry, tool), tool, ctx)
 
 
-def diagnose_action(
-    registry: ToolRegistry, ctx: AvailabilityContext, tool: str, action_name: str
-) -> list[Diagnostic]:
+def diagnose_action(registry: ToolRegistry, ctx: AvailabilityContext, tool: str, action_name: str) -> list[Diagnostic]:
     """Why one action of an otherwise visible tool cannot be offered (``action_requires``)."""
     req = registry.spec(tool).action_requires.get(action_name)
     return evaluate(req, tool, ctx) if req is not None else []
@@ -92,9 +88,7 @@ def plan(
             problems = diagnose_action(registry, ctx, tool, action_name)
             if problems:
                 result.hidden_functions[f"{tool}_{action_name}"] = problems
-        if spec.action_requires and all(
-            f"{tool}_{a}" in result.hidden_functions for a in spec.actions
-        ):
+        if spec.action_requires and all(f"{tool}_{a}" in result.hidden_functions for a in spec.actions):
             result.visible.remove(tool)
             result.hidden[tool] = [d for a in spec.actions for d in result.hidden_functions[f"{tool}_{a}"]]
     return result

@@ -58,9 +58,7 @@ class ToolRegistry:
     ) -> None:
         self.manifest = manifest
         self._specs: dict[str, ToolSpec] = dict(manifest.tools)
-        self._config_overrides: dict[str, dict[str, Any]] = {
-            k: dict(v) for k, v in (config_overrides or {}).items()
-        }
+        self._config_overrides: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (config_overrides or {}).items()}
         self._functions: dict[str, FunctionRef] = {}
         self._by_tool: dict[str, list[str]] = {}
         self._tools: dict[str, BaseTool] = {}
@@ -207,9 +205,7 @@ class ToolRegistry:
                 return a
         raise ToolLoadError(tool, f"has no action '{action_name}'")
 
-    def function_defs(
-        self, tools: Iterable[str], *, exclude: Container[str] = ()
-    ) -> list[dict[str, Any]]:
+    def function_defs(self, tools: Iterable[str], *, exclude: Container[str] = ()) -> list[dict[str, Any]]:
         """OpenAI tool definitions for every action of ``tools``, in tools.json order.
 
         ``exclude`` drops single functions (actions the planner hid, e.g. a missing optional dependency).

@@ -206,9 +206,9 @@ def openai_schema_problems(schema: dict[str, Any]) -> list[str]:
         if isinstance(node, dict):
             if "$ref" in node or "$defs" in node:
                 problems.append(f"{path}: $ref/$defs are not inlined")
-            if node.get("type") == "object" and node.get("additionalProperties") not in (False, None):
-                if not isinstance(node.get("additionalProperties"), dict):
-                    problems.append(f"{path}: objects must not allow arbitrary additional properties")
+            extra = node.get("additionalProperties")
+            if node.get("type") == "object" and extra not in (False, None) and not isinstance(extra, dict):
+                problems.append(f"{path}: objects must not allow arbitrary additional properties")
             for key, value in node.items():
                 walk(value, f"{path}.{key}")
         elif isinstance(node, list):

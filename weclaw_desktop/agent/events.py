@@ -1,0 +1,152 @@
+"""Typed events a turn emits. The CLI prints them, the GUI renders them; the loop knows neither.
+
+Every event carries the ``run_id`` of its turn and the ``session_id``. Tool-call events carry the
+``call_id`` the model gave the call, so a front end can keep one card per call. ``to_json`` gives the
+``weclaw chat --json`` line of an event.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+DoneReason = Literal["completed", "max_rounds", "loop_guard", "cancelled", "error", "budget"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Event:
+    run_id: str
+    session_id: str
+    at: float = field(default_factory=time.time)
+
+    @property
+    def kind(self) -> str:
+        name = type(self).__name__
+        return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+    def to_json(self) -> str:
+        return json.dumps({"event": self.kind, **asdict(self)}, ensure_ascii=False, default=str)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RoundStarted(Event):
+    round: int
+    tools: list[str]  # tool names exposed this round (always-on included)
+    functions: list[str]  # function names sent to the model
+    hidden: dict[str, list[str]] = field(default_factory=dict)  # tool -> diagnostic codes
+    tier: str = ""  # recommended | expanded | clarify | all
+    intents: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AssistantMessage(Event):
+    """A completed assistant message of one round (text and/or tool calls), already stored."""
+
+    text: str
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallRequested(Event):
+    call_id: str
+    function: str
+    tool: str  # "" when the function is unknown
+    action: str
+    arguments: str  # raw JSON text as the model sent it
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallAwaitingApproval(Event):
+    call_id: str
+    function: str
+    risk: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallApproved(Event):
+    call_id: str
+    decided_by: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallDenied(Event):
+    call_id: str
+    decided_by: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallStarted(Event):
+    call_id: str
+    function: str
+    tool: str
+    action: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallProgress(Event):
+    call_id: str
+    fraction: float | None
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCallFinished(Event):
+    call_id: str
+    function: str
+    tool: str
+    action: str
+    status: str  # success | error | timeout | denied | cancelled
+    output: str  # what the model sees (already capped)
+    duration_ms: float
+    files: list[str] = field(default_factory=list)
+    error: str = ""
+    truncated: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class UsageReported(Event):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ErrorOccurred(Event):
+    message: str  # one line, for the user
+    kind: str = "error"  # auth | connection | rate_limit | server | tools_unsupported | bad_request | internal
+    retryable: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnDone(Event):
+    reason: DoneReason
+    text: str = ""  # the final answer (may be empty)
+    rounds: int = 0
+    message: str = ""  # why it stopped, for the user, when not completed
+
+
+AnyEvent = (
+    RoundStarted
+    | TextDelta
+    | AssistantMessage
+    | ToolCallRequested
+    | ToolCallAwaitingApproval
+    | ToolCallApproved
+    | ToolCallDenied
+    | ToolCallStarted
+    | ToolCallProgress
+    | ToolCallFinished
+    | UsageReported
+    | ErrorOccurred
+    | TurnDone
+)

@@ -1,0 +1,1 @@
+"""Routing: which tools a request needs (progressive exposure)."""
