@@ -119,6 +119,7 @@ class ToolContext:
     data_dir: Path = field(default_factory=lambda: Path.cwd())
     progress_callback: ProgressCallback = _no_progress
     approval: ApprovalGate | None = None
+    allowed_roots: list[Path] = field(default_factory=list)  # folders tools may touch; [] = the home folder
     trace_id: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     _last_progress: float = field(default=0.0, repr=False)
