@@ -76,3 +76,9 @@ class Run:
 @pytest.fixture
 def run(ctx: ToolContext) -> Run:
     return Run(ctx)
+
+
+@pytest.fixture
+def rhome(home: Path) -> Path:
+    """The home folder with symlinks resolved (what the tools report)."""
+    return home.resolve()
