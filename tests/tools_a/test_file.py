@@ -280,10 +280,7 @@ async def test_delete_bad_inputs(run, home: Path, tmp_path: Path) -> None:
 
 async def test_mkdir(run, home: Path, rhome: Path) -> None:
     res = await run("file_mkdir", path="a/b/c")
-    assert (
-        res.data == {"path": str(rhome / "a/b/c"), "created": True}
-        and (home / "a/b/c").is_dir()
-    )
+    assert res.data == {"path": str(rhome / "a/b/c"), "created": True} and (home / "a/b/c").is_dir()
     again = await run("file_mkdir", path="a/b/c")
     assert again.succeeded and again.data["created"] is False
     (home / "f").write_text("")
