@@ -45,7 +45,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 @pytest.fixture
 def outputs(tmp_path: Path) -> Path:
-    out = tmp_path / "outputs"
+    out = tmp_path.resolve() / "outputs"
     out.mkdir()
     return out
 

@@ -16,6 +16,7 @@ import pytest
 
 from weclaw_desktop.ui.qtloop import _BOOL_REFCOUNT_RESERVE, WeclawEventLoop
 
+
 @pytest.mark.asyncio
 async def test_running_loop_is_the_weclaw_loop() -> None:
     assert isinstance(asyncio.get_running_loop(), WeclawEventLoop)

@@ -46,7 +46,7 @@ class HeadTail:
             if len(self.tail) > self.tail_limit:
                 del self.tail[: len(self.tail) - self.tail_limit]
         lines = (self.head if not self.tail else self.tail).rstrip().rsplit(b"\n", 1)
-        self.last_line = lines[-1][-200:]
+        self.last_line = bytes(lines[-1][-200:])
 
     @property
     def omitted(self) -> int:
