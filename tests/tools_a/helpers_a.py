@@ -26,3 +26,14 @@ async def wait_for_file(path: Path, within: float = 10.0) -> str:
             return text
         await asyncio.sleep(0.05)
     raise AssertionError(f"{path} was not written within {within} s")
+
+
+async def gone_soon(pid: int, within: float = 5.0) -> bool:
+    """True once ``pid`` is gone; SIGKILL is delivered asynchronously, so allow the kernel a moment."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while not process_gone(pid):
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True

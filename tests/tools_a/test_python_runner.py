@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tools_a.helpers_a import process_gone, wait_for_file
+from tools_a.helpers_a import gone_soon, process_gone, wait_for_file
 
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
 from weclaw_desktop.tools import python_runner
@@ -64,7 +64,7 @@ async def test_timeout_kills_script_and_children(ctx: ToolContext, outputs: Path
     )
     res = await PythonRunnerTool().run(RunParams(code=code, timeout_s=2), ctx)
     assert res.status is ToolStatus.TIMEOUT and "started" in res.output
-    assert process_gone(int((outputs / "child.pid").read_text()))
+    assert await gone_soon(int((outputs / "child.pid").read_text()))
 
 
 @pytest.mark.asyncio
@@ -81,7 +81,7 @@ async def test_cancel_kills_script_and_children(ctx: ToolContext, outputs: Path)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert all(process_gone(p) for p in pids)
+    assert all([await gone_soon(p) for p in pids])
 
 
 @pytest.mark.asyncio

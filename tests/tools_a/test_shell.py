@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tools_a.helpers_a import process_gone, wait_for_file
+from tools_a.helpers_a import gone_soon, process_gone, wait_for_file
 
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
 from weclaw_desktop.tools.shell import RunParams, ShellConfig, ShellTool
@@ -66,7 +66,7 @@ async def test_timeout_kills_the_whole_tree(ctx: ToolContext, home: Path) -> Non
     assert "timeout" in res.output
     for name in ("child.pid", "shell.pid"):
         pid = int((home / name).read_text())
-        assert process_gone(pid), f"{name} {pid} still runs"
+        assert await gone_soon(pid), f"{name} {pid} still runs"
 
 
 async def test_cancel_kills_the_whole_tree(ctx: ToolContext, home: Path) -> None:
@@ -80,7 +80,7 @@ async def test_cancel_kills_the_whole_tree(ctx: ToolContext, home: Path) -> None
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert process_gone(child) and process_gone(shell)
+    assert await gone_soon(child) and await gone_soon(shell)
 
 
 async def test_leftover_background_process_does_not_hang(ctx: ToolContext, home: Path) -> None:
@@ -90,7 +90,7 @@ async def test_leftover_background_process_does_not_hang(ctx: ToolContext, home:
     assert time.monotonic() - started < 10
     assert res.data["exit_code"] == 0 and "started" in res.output
     assert "background processes" in res.output
-    assert process_gone(int((home / "bg.pid").read_text()))
+    assert await gone_soon(int((home / "bg.pid").read_text()))
 
 
 async def test_secrets_absent_from_child_environment(run, secret_env: str) -> None:
