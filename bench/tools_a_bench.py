@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from weclaw_desktop.toolkit import ToolContext  # noqa: E402
-from weclaw_desktop.tools.archive import ArchiveTool, UnzipParams, ZipParams  # noqa: E402
-from weclaw_desktop.tools.file import FileTool, ReadParams, SearchParams  # noqa: E402
-from weclaw_desktop.tools.python_runner import PythonRunnerTool  # noqa: E402
-from weclaw_desktop.tools.python_runner import RunParams as PyParams  # noqa: E402
-from weclaw_desktop.tools.shell import RunParams as ShParams  # noqa: E402
-from weclaw_desktop.tools.shell import ShellTool  # noqa: E402
+from weclaw_desktop.toolkit import ToolContext
+from weclaw_desktop.tools.archive import ArchiveTool, UnzipParams, ZipParams
+from weclaw_desktop.tools.file import FileTool, ReadParams, SearchParams
+from weclaw_desktop.tools.python_runner import PythonRunnerTool
+from weclaw_desktop.tools.python_runner import RunParams as PyParams
+from weclaw_desktop.tools.shell import RunParams as ShParams
+from weclaw_desktop.tools.shell import ShellTool
 
 
 def p99(values: list[float]) -> float:
@@ -64,9 +64,19 @@ async def main() -> None:
             (blob / f"part{i}.bin").write_bytes(os.urandom(1024 * 1024) if i % 2 else b"text " * 200_000)
 
         print(f"python {sys.version.split()[0]} on {sys.platform}, {os.cpu_count()} cpus")
-        await measure("file_read 3.8 MB GBK (detect + first 60k chars)", 20, lambda: ft.read(ReadParams(path="big_gbk.txt"), ctx))
-        await measure("file_search name '*.txt' over 5000 files", 10, lambda: ft.search(SearchParams(path="tree", name="*.txt", max_results=10000), ctx))
-        await measure("file_search content 'needle' over 5000 files", 10, lambda: ft.search(SearchParams(path="tree", content="needle", max_results=100), ctx))
+        await measure(
+            "file_read 3.8 MB GBK (detect + first 60k chars)", 20, lambda: ft.read(ReadParams(path="big_gbk.txt"), ctx)
+        )
+        await measure(
+            "file_search name '*.txt' over 5000 files",
+            10,
+            lambda: ft.search(SearchParams(path="tree", name="*.txt", max_results=10000), ctx),
+        )
+        await measure(
+            "file_search content 'needle' over 5000 files",
+            10,
+            lambda: ft.search(SearchParams(path="tree", content="needle", max_results=100), ctx),
+        )
         await measure("shell_run 'echo hi' (spawn + collect)", 30, lambda: sh.run(ShParams(command="echo hi"), ctx))
         await measure("python_runner_run 'print(1)'", 10, lambda: py.run(PyParams(code="print(1)"), ctx))
 

@@ -81,6 +81,7 @@ async def test_unzip_to_outputs(run, home: Path, outputs: Path) -> None:
     assert res.succeeded, res.output
     dest = outputs / "pack"
     assert res.data["destination"] == str(dest) and res.data["files"] == 3
+    assert sorted(res.files) == sorted(str(dest / n) for n in ("top/x.txt", "top/中文/y.txt", "z.bin"))
     assert (dest / "top" / "中文" / "y.txt").read_text() == "好"
     assert (dest / "z.bin").read_bytes() == bytes(range(256))
     again = await run("archive_unzip", archive="pack.zip")

@@ -20,6 +20,8 @@ from weclaw_desktop.tools.common import free_name, human_size, threadsafe_progre
 from weclaw_desktop.tools.file_ops import to_trash
 from weclaw_desktop.tools.pathguard import RELATIVE_NOTE, PathGuard
 
+MAX_LISTED_FILES = 50  # extracted files offered in the UI / to the phone; more are only counted
+
 
 class ArchiveConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -150,7 +152,7 @@ class ArchiveTool(BaseTool):
         return ToolResult.ok(
             f"Extracted {got.files} files ({human_size(got.bytes)}) from {archive.name} into {dest}.{extra}",
             data={"destination": str(dest), "files": got.files, "folders": got.folders, "bytes": got.bytes},
-            files=[dest],
+            files=got.written[:MAX_LISTED_FILES],
         )
 
     @action("List the entries of a zip archive (names, sizes, dates) without extracting it.")

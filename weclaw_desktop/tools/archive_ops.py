@@ -142,6 +142,7 @@ class Extracted:
     folders: int
     bytes: int
     replaced: list[str]
+    written: list[Path]
 
 
 def check_archive(zf: zipfile.ZipFile, limits: Limits) -> None:
@@ -245,7 +246,8 @@ def extract_zip(
         except BaseException:
             _undo(created, dest if not dest_existed else None)
             raise
-        return Extracted(files, folders, done, [str(c) for c in clashes])
+        written = [p for p in created if not p.is_dir()]
+        return Extracted(files, folders, done, [str(c) for c in clashes], written)
 
 
 def _extract_one(
