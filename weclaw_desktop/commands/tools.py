@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     secrets = SecretStore()
     ctx = AvailabilityContext(has_secret=secrets.has)
     result = plan(registry, Policy(), ctx)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for tool in registry.tool_names(include_disabled=True):
         spec = registry.spec(tool)
         rows.append(

@@ -134,7 +134,6 @@ class ToolContext:
 
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
-Handler = Callable[[Any, Any, ToolContext], Awaitable[ToolResult]]
 
 
 class NoParams(BaseModel):
@@ -241,7 +240,7 @@ class BaseTool:
         """Run one action with already-validated parameters."""
         for spec in self.get_actions():
             if spec.name == action_name:
-                handler: Handler = getattr(self, spec.handler)
+                handler: Callable[[BaseModel, ToolContext], Awaitable[ToolResult]] = getattr(self, spec.handler)
                 return await handler(params, ctx)
         raise KeyError(f"{self.name} has no action {action_name!r}")
 

@@ -68,6 +68,7 @@ class ToolRegistry:
         self._listeners: list[Callable[[], None]] = []
         self._load_lock = threading.Lock()
         self._findable: dict[str, bool] = {}
+        self._checkers: dict[str, Any] = {}
         for name, spec in self._specs.items():
             if spec.enabled:
                 self._add_functions(name, spec.actions)
@@ -109,6 +110,9 @@ class ToolRegistry:
     def resolve(self, function: str) -> FunctionRef | None:
         return self._functions.get(function)
 
+    def has_functions(self, tool: str) -> bool:
+        return bool(self._by_tool.get(tool))
+
     def functions_of(self, tool: str) -> list[str]:
         return list(self._by_tool.get(tool, []))
 
@@ -123,6 +127,13 @@ class ToolRegistry:
                 if a.name == action_name and a.risk is not None and a.risk.rank > declared.rank:
                     return a.risk
         return declared
+
+    def checker(self, tool: str, build: Callable[[], Any]) -> Any:
+        """The compiled availability checker of ``tool`` (built once by the planner, cached here)."""
+        found = self._checkers.get(tool)
+        if found is None:
+            found = self._checkers[tool] = build()
+        return found
 
     # --- config ---------------------------------------------------------------------------------
     def effective_config(self, tool: str) -> dict[str, Any]:
@@ -243,6 +254,7 @@ class ToolRegistry:
         spec = spec.model_copy(update={"actions": actions or spec.actions})
         self._add_functions(tool, spec.actions)
         self._specs[tool] = spec
+        self._checkers.pop(tool, None)
         self._dynamic.add(tool)
         instance.name = tool
         instance.set_bridges(self._bridges_for(tool))
@@ -255,6 +267,7 @@ class ToolRegistry:
         for fn in self._by_tool.pop(tool, []):
             self._functions.pop(fn, None)
         self._specs.pop(tool, None)
+        self._checkers.pop(tool, None)
         self._tools.pop(tool, None)
         self._defs_cache.pop(tool, None)
         self._dynamic.discard(tool)
