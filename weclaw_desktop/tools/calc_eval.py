@@ -29,7 +29,33 @@ class CalcError(ValueError):
 
 
 CURRENCIES = frozenset(
-    "usd cny rmb eur jpy gbp hkd krw twd aud cad chf sgd inr rub btc 元 美元 欧元 人民币 日元 英镑 港币 韩元 块".split()
+    [
+        "usd",
+        "cny",
+        "rmb",
+        "eur",
+        "jpy",
+        "gbp",
+        "hkd",
+        "krw",
+        "twd",
+        "aud",
+        "cad",
+        "chf",
+        "sgd",
+        "inr",
+        "rub",
+        "btc",
+        "元",
+        "美元",
+        "欧元",
+        "人民币",
+        "日元",
+        "英镑",
+        "港币",
+        "韩元",
+        "块",
+    ]
 )
 #: Chinese unit names -> pint names (斤, 两 and 亩 are defined on first use).
 CHINESE_UNITS = {
@@ -50,7 +76,7 @@ def unit_registry() -> Any:
     """The pint registry (about a second to build; built once, on first use of a unit)."""
     import pint
 
-    ureg = pint.UnitRegistry(cache_folder=None)
+    ureg: Any = pint.UnitRegistry(cache_folder=None)
     for definition in EXTRA_UNITS:
         ureg.define(definition)
     return ureg
@@ -199,7 +225,9 @@ def preprocess(expression: str) -> str:
     text = re.sub(r"(\d+(?:\.\d+)?)\s*%(?!\s*[\w(.])", r"(\1/100)", text)  # 15% at the end or before an operator
     text = re.sub(r"\bin\b", "inch", text)  # 'in' is a Python keyword
     # "2 m / 4 m" is (2 m) / (4 m) and "3 m**2" is 3 (m**2): a number and its unit bind tighter than * and /.
-    text = re.sub(rf"(?<![\w.])({_NUMBER})\s*((?>[A-Za-z_\u4e00-\u9fff]\w*))(?!\s*\()(\s*\*\*\s*-?\d+)?", r"(\1*\2\3)", text)
+    text = re.sub(
+        rf"(?<![\w.])({_NUMBER})\s*((?>[A-Za-z_\u4e00-\u9fff]\w*))(?!\s*\()(\s*\*\*\s*-?\d+)?", r"(\1*\2\3)", text
+    )
     text = re.sub(rf"(?<![\w.])({_NUMBER})\s*(?=[A-Za-z_\u4e00-\u9fff(])", r"\1*", text)  # 2pi, 2sin(x), 2(3+4)
     return text
 

@@ -17,7 +17,10 @@ from weclaw_desktop.toolkit import BaseTool, ToolContext, ToolError, ToolResult,
 from weclaw_desktop.tools.calc_eval import CalcError, evaluate, parse_unit, unit_registry
 
 #: "5 km to miles", "100 degF in degC", "3 斤 换算成 kg": the last keyword splits value and target unit.
-_CONVERSION = re.compile(r"^(.+)\s+(?:to|in|into|as|->|→|=>)\s+([^\d\s].*)$|^(.+?)\s*(?:换算成|换成|转换成|转成|等于多少|是多少)\s*(.+)$", re.I)
+_CONVERSION = re.compile(
+    r"^(.+)\s+(?:to|in|into|as|->|→|=>)\s+([^\d\s].*)$|^(.+?)\s*(?:换算成|换成|转换成|转成|等于多少|是多少)\s*(.+)$",
+    re.I,
+)
 
 
 class CalculatorParams(BaseModel):

@@ -174,7 +174,10 @@ class DateTimeTool(BaseTool):
                 )
                 return ToolResult.ok(
                     text,
-                    data={"start": describe(start, date_only=date_only), "result": describe(result, date_only=date_only)},
+                    data={
+                        "start": describe(start, date_only=date_only),
+                        "result": describe(result, date_only=date_only),
+                    },
                 )
             end, end_date_only = parse_moment(params.end, tz)
             both_dates = start_date_only and end_date_only
@@ -206,7 +209,8 @@ class DateTimeTool(BaseTool):
 
 def _positive(delta: relativedelta) -> bool:
     anchor = datetime(2000, 1, 1)
-    return anchor + delta >= anchor
+    shifted: datetime = anchor + delta
+    return shifted >= anchor
 
 
 async def _run(work: Any) -> ToolResult:

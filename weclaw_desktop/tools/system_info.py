@@ -22,7 +22,21 @@ from weclaw_desktop.toolkit import BaseTool, NoParams, ToolContext, ToolError, T
 
 #: File systems that are not disks a user cares about.
 PSEUDO_FS = frozenset(
-    "squashfs tmpfs devtmpfs overlay proc sysfs cgroup cgroup2 autofs devfs nullfs ramfs efivarfs".split()
+    [
+        "squashfs",
+        "tmpfs",
+        "devtmpfs",
+        "overlay",
+        "proc",
+        "sysfs",
+        "cgroup",
+        "cgroup2",
+        "autofs",
+        "devfs",
+        "nullfs",
+        "ramfs",
+        "efivarfs",
+    ]
 )
 
 
@@ -157,9 +171,7 @@ def overview_text(info: dict[str, Any]) -> str:
         + (f", load {' '.join(str(x) for x in cpu['load_avg'])}" if "load_avg" in cpu else ""),
         f"Memory: {human_bytes(mem['total'] - mem['available'])} used of {human_bytes(mem['total'])} "
         f"({mem['percent']:.0f}%), {human_bytes(mem['available'])} available",
-        f"Swap: {human_bytes(swap['used'])} used of {human_bytes(swap['total'])}"
-        if swap["total"]
-        else "Swap: none",
+        f"Swap: {human_bytes(swap['used'])} used of {human_bytes(swap['total'])}" if swap["total"] else "Swap: none",
         f"Uptime: {human_duration(info['uptime_s'])}",
     ]
     battery = info.get("battery")
@@ -172,7 +184,9 @@ def overview_text(info: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def top_processes(sort_by: str, limit: int, name_contains: str | None, sample_s: float) -> tuple[list[dict[str, Any]], int]:
+def top_processes(
+    sort_by: str, limit: int, name_contains: str | None, sample_s: float
+) -> tuple[list[dict[str, Any]], int]:
     """The top processes and how many matched. CPU percent is measured over ``sample_s``."""
     needle = (name_contains or "").lower()
     procs: list[psutil.Process] = []
@@ -275,7 +289,9 @@ class SystemInfoTool(BaseTool):
         by = "CPU" if params.sort_by == "cpu" else "memory"
         lines = [f"Top {len(rows)} of {matched} processes by {by}:"]
         for r in rows:
-            lines.append(f"{r['pid']:>7}  {r['cpu_percent']:5.1f}% CPU  {human_bytes(r['memory_bytes']):>9}  {r['name']}")
+            lines.append(
+                f"{r['pid']:>7}  {r['cpu_percent']:5.1f}% CPU  {human_bytes(r['memory_bytes']):>9}  {r['name']}"
+            )
         return ToolResult.ok("\n".join(lines), data={"processes": rows, "matched": matched, "sort_by": params.sort_by})
 
     @action(

@@ -12,7 +12,7 @@ import difflib
 import functools
 import os
 import re
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -72,7 +72,7 @@ def local_zone(configured: str = "") -> tzinfo:
     for candidate in (os.environ.get("TZ", "").lstrip(":"), _etc_localtime()):
         if candidate and candidate in _zone_names()[0]:
             return ZoneInfo(candidate)
-    return datetime.now().astimezone().tzinfo or timezone.utc
+    return datetime.now().astimezone().tzinfo or UTC
 
 
 def _etc_localtime() -> str:
@@ -145,7 +145,20 @@ for _unit, _words in {
         _UNITS[_w] = _unit
 _UNIT_RE = "|".join(sorted((re.escape(w) for w in _UNITS), key=len, reverse=True))
 _DURATION_PART = re.compile(rf"([+-]?\s*\d+(?:\.\d+)?)\s*({_UNIT_RE})(?![a-z])", re.I)
-_CN_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "半": 0.5}
+_CN_DIGITS = {
+    "一": 1,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "半": 0.5,
+}
 
 
 def parse_duration(text: str) -> relativedelta:
@@ -153,7 +166,11 @@ def parse_duration(text: str) -> relativedelta:
     raw = text.strip().lower()
     for word in ("and", ",", "，", "又", "零"):
         raw = raw.replace(word, " ")
-    raw = re.sub(r"(?<![\d.])([一两二三四五六七八九十半])(?=\s*[个年月周星礼天日小时分秒钟])", lambda m: str(_CN_DIGITS[m.group(1)]), raw)
+    raw = re.sub(
+        r"(?<![\d.])([一两二三四五六七八九十半])(?=\s*[个年月周星礼天日小时分秒钟])",
+        lambda m: str(_CN_DIGITS[m.group(1)]),
+        raw,
+    )
     negate = raw.startswith("-") and raw.count("-") == 1
     if negate:
         raw = raw[1:]

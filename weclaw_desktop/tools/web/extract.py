@@ -20,8 +20,43 @@ DROP_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe
 #: Page furniture dropped in the whole-page fallback.
 CHROME_TAGS = ("nav", "header", "footer", "aside")
 BLOCK_TAGS = frozenset(
-    "p div section article main li ul ol dl dt dd h1 h2 h3 h4 h5 h6 pre blockquote table tr figure "
-    "figcaption header footer nav aside address hr br td th caption summary details".split()
+    [
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dt",
+        "dd",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "blockquote",
+        "table",
+        "tr",
+        "figure",
+        "figcaption",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "address",
+        "hr",
+        "br",
+        "td",
+        "th",
+        "caption",
+        "summary",
+        "details",
+    ]
 )
 MIN_ARTICLE_CHARS = 200
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-]+)""", re.I)

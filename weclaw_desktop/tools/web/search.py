@@ -46,7 +46,9 @@ class SearchBackend(Protocol):
 
 async def _json(resp: aiohttp.ClientResponse, backend: str) -> Any:
     if resp.status in (401, 403):
-        raise SearchError(f"{backend} refused the API key (HTTP {resp.status}). Check the key in Settings > Tools > web.")
+        raise SearchError(
+            f"{backend} refused the API key (HTTP {resp.status}). Check the key in Settings > Tools > web."
+        )
     if resp.status == 429:
         raise SearchError(f"{backend} says too many requests (HTTP 429): the quota is used up; try again later.")
     if resp.status >= 400:
@@ -142,7 +144,9 @@ class Tavily:
             data = await _json(resp, "Tavily")
         results = data.get("results") or [] if isinstance(data, dict) else []
         return [
-            SearchHit(str(r.get("title", "")).strip(), str(r.get("url", "")), " ".join(str(r.get("content", "")).split()))
+            SearchHit(
+                str(r.get("title", "")).strip(), str(r.get("url", "")), " ".join(str(r.get("content", "")).split())
+            )
             for r in results[:count]
             if isinstance(r, Mapping) and r.get("url")
         ]
