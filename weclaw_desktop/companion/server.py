@@ -204,7 +204,7 @@ async def events(request: web.Request) -> web.StreamResponse:
             try:
                 item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
             except TimeoutError:
-                await resp.write(b": ping\n\n")
+                await resp.write(b"event: ping\ndata: {}\n\n")  # a comment would not reach the page's watchdog
                 continue
             if item is None:
                 break
@@ -251,20 +251,35 @@ async def download(request: web.Request) -> web.StreamResponse:
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
     }
-    resp = web.FileResponse(f.path, chunk_size=256 * 1024, headers=headers)
-    await resp.prepare(request)
-    transport = request.transport
-    if transport is None or transport.is_closing():
-        return resp  # the phone went away mid-way; it resumes with Range
-    end = f.size
-    if resp.status == 206:
-        rng = resp.headers.get("Content-Range", "")  # bytes a-b/size
-        with contextlib.suppress(ValueError, IndexError):
-            end = int(rng.split(" ")[1].split("/")[0].split("-")[1]) + 1
-    elif resp.status != 200 or request.method == "HEAD":
-        return resp
-    service.file_progress(transfer, f, end, whole=resp.status == 200 and "X-WeClaw-Verify" not in request.headers)
-    return resp
+    verify = "X-WeClaw-Verify" in request.headers
+
+    def finished(resp: web.FileResponse) -> None:
+        transport = request.transport
+        if transport is None or transport.is_closing() or request.method == "HEAD":
+            return  # the phone went away mid-way (it resumes with Range), or nothing was sent
+        end = f.size
+        if resp.status == 206:
+            rng = resp.headers.get("Content-Range", "")  # bytes a-b/size
+            with contextlib.suppress(ValueError, IndexError):
+                end = int(rng.split(" ")[1].split("/")[0].split("-")[1]) + 1
+        elif resp.status != 200:
+            return
+        service.file_progress(transfer, f, end, whole=resp.status == 200 and not verify)
+
+    return TrackedFileResponse(f.path, finished, chunk_size=256 * 1024, headers=headers)
+
+
+class TrackedFileResponse(web.FileResponse):
+    """aiohttp's file response (Range, If-Range, sendfile) that reports when the body has been sent."""
+
+    def __init__(self, path: Path, on_sent: Callable[[web.FileResponse], None], **kwargs: Any) -> None:
+        super().__init__(path, **kwargs)
+        self._on_sent = on_sent
+
+    async def prepare(self, request: web.BaseRequest) -> Any:
+        result = await super().prepare(request)
+        self._on_sent(self)
+        return result
 
 
 async def ack(request: web.Request) -> web.StreamResponse:
@@ -409,11 +424,16 @@ async def cancel(request: web.Request) -> web.StreamResponse:
     return web.json_response({"cancelled": ok}) if ok else error(404, "No such session.", "not_found")
 
 
+async def _no_content() -> web.Response:
+    return web.Response(status=204)
+
+
 def build_app(service: CompanionService) -> web.Application:
     app = web.Application(client_max_size=MAX_JSON_BODY, middlewares=[security_headers, authenticate])
     app[SERVICE] = service
     for path in STATIC:
         app.router.add_get(path, static_page)
+    app.router.add_get("/favicon.ico", lambda request: _no_content())
     app.router.add_post("/api/v1/pair", pair)
     app.router.add_get("/api/v1/me", me)
     app.router.add_get("/api/v1/events", events)
