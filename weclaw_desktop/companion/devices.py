@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sqlite3
 import time
 import uuid
 from dataclasses import dataclass
@@ -75,9 +76,8 @@ class Device:
 _COLUMNS = "id, name, user_agent, created_at, last_seen, expires_at, revoked_at"
 
 
-def _device(row: object) -> Device:
-    r = row  # sqlite3.Row
-    return Device(r["id"], r["name"], r["user_agent"], r["created_at"], r["last_seen"], r["expires_at"], r["revoked_at"])  # type: ignore[index]
+def _device(r: sqlite3.Row) -> Device:
+    return Device(r["id"], r["name"], r["user_agent"], r["created_at"], r["last_seen"], r["expires_at"], r["revoked_at"])
 
 
 class DeviceStore:
@@ -97,9 +97,7 @@ class DeviceStore:
         return device, token
 
     def by_token(self, token: str) -> Device | None:
-        rows = self.db.query(
-            f"SELECT {_COLUMNS} FROM companion_devices WHERE token_sha256=?", (token_hash(token),)
-        )
+        rows = self.db.query(f"SELECT {_COLUMNS} FROM companion_devices WHERE token_sha256=?", (token_hash(token),))
         return _device(rows[0]) if rows else None
 
     def get(self, device_id: str) -> Device | None:

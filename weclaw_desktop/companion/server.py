@@ -53,14 +53,22 @@ MAX_JSON_BODY = 64 * 1024
 MAX_FILES_PER_SESSION = 500
 WRITE_CHUNK = 4 << 20
 HEARTBEAT_S = 15.0
-STATIC = {"/": ("index.html", "text/html"), "/app.js": ("app.js", "text/javascript"),
-          "/app.css": ("app.css", "text/css"), "/sha256.js": ("sha256.js", "text/javascript")}
+STATIC = {
+    "/": ("index.html", "text/html"),
+    "/app.js": ("app.js", "text/javascript"),
+    "/app.css": ("app.css", "text/css"),
+    "/sha256.js": ("sha256.js", "text/javascript"),
+}
 _COOKIE_GETS = {"/api/v1/events", "/api/v1/download"}
-CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'")
+CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SERVICE: web.AppKey[CompanionService] = web.AppKey("service")
+#: aiohttp >= 3.12 prefers typed request keys; older versions take a plain string.
+DEVICE: Any = web.RequestKey("device", Device) if hasattr(web, "RequestKey") else "device"
 
 
 def error(status: int, message: str, code: str = "", **headers: str) -> web.Response:
@@ -112,7 +120,7 @@ async def authenticate(request: web.Request, handler: Handler) -> web.StreamResp
             AuthProblem.MISSING: "This phone is not paired.",
         }
         return error(401, messages[found], found.value)
-    request["device"] = found
+    request[DEVICE] = found
     return await handler(request)
 
 
@@ -130,7 +138,7 @@ async def read_json(request: web.Request) -> dict[str, Any]:
 
 
 def device_of(request: web.Request) -> Device:
-    device: Device = request["device"]
+    device: Device = request[DEVICE]
     return device
 
 
@@ -153,8 +161,12 @@ async def pair(request: web.Request) -> web.StreamResponse:
     remote = request.remote or "?"
     allowed, retry = service.pair_attempt_allowed(remote)
     if not allowed:
-        return error(429, "Too many pairing attempts. Wait a minute and try again.", "rate_limited",
-                     **{"Retry-After": str(max(1, int(retry + 0.999)))})
+        return error(
+            429,
+            "Too many pairing attempts. Wait a minute and try again.",
+            "rate_limited",
+            **{"Retry-After": str(max(1, int(retry + 0.999)))},
+        )
     body = await read_json(request)
     token, name = body.get("token"), body.get("name")
     if not isinstance(token, str) or not token or len(token) > 200:
@@ -170,8 +182,9 @@ async def pair(request: web.Request) -> web.StreamResponse:
         }
         return error(status, messages[result], result)
     device, device_token = result
-    resp = web.json_response({"device": {"id": device.id, "name": device.name}, "token": device_token,
-                              "desktop": service.desktop_name})
+    resp = web.json_response(
+        {"device": {"id": device.id, "name": device.name}, "token": device_token, "desktop": service.desktop_name}
+    )
     set_cookie(resp, device_token)
     return resp
 
@@ -182,8 +195,9 @@ def set_cookie(resp: web.StreamResponse, token: str) -> None:
 
 async def me(request: web.Request) -> web.StreamResponse:
     device = device_of(request)
-    resp = web.json_response({"device": {"id": device.id, "name": device.name},
-                              "desktop": request.app[SERVICE].desktop_name})
+    resp = web.json_response(
+        {"device": {"id": device.id, "name": device.name}, "desktop": request.app[SERVICE].desktop_name}
+    )
     auth = request.headers.get("Authorization", "")
     if auth.startswith("Bearer "):
         set_cookie(resp, auth[7:].strip())
@@ -193,8 +207,14 @@ async def me(request: web.Request) -> web.StreamResponse:
 async def events(request: web.Request) -> web.StreamResponse:
     service = request.app[SERVICE]
     device = device_of(request)
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
-                                       "X-Accel-Buffering": "no", "X-Content-Type-Options": "nosniff"})
+    resp = web.StreamResponse(
+        headers={
+            "Content-Type": "text/event-stream",
+            "Cache-Control": "no-store",
+            "X-Accel-Buffering": "no",
+            "X-Content-Type-Options": "nosniff",
+        }
+    )
     await resp.prepare(request)
     queue = service.open_stream(device)
     try:
@@ -285,8 +305,13 @@ class TrackedFileResponse(web.FileResponse):
 async def ack(request: web.Request) -> web.StreamResponse:
     service = request.app[SERVICE]
     body = await read_json(request)
-    found = service.outgoing_file(device_of(request), str(body.get("session", "")), str(body.get("file", "")),
-                                  str(body.get("token", "")), allow_final=True)
+    found = service.outgoing_file(
+        device_of(request),
+        str(body.get("session", "")),
+        str(body.get("file", "")),
+        str(body.get("token", "")),
+        allow_final=True,
+    )
     if isinstance(found, web.Response):
         return found
     transfer, f = found
@@ -320,8 +345,9 @@ async def prepare_upload(request: web.Request) -> web.StreamResponse:
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
             return error(400, "size must be a whole number of bytes.", "bad_request")
         if size > limit:
-            return error(413, f"{item.get('name', 'A file')} is larger than the limit of {limit // (1 << 20)} MB.",
-                         "too_large")
+            return error(
+                413, f"{item.get('name', 'A file')} is larger than the limit of {limit // (1 << 20)} MB.", "too_large"
+            )
         if digest and not SHA_PATTERN.match(digest):
             return error(400, "sha256 must be 64 hex digits.", "bad_request")
         name = safe_name(str(item.get("name") or ""), fid)
@@ -344,8 +370,11 @@ async def upload(request: web.Request) -> web.StreamResponse:
         return error(409, "This file is already being uploaded or done.", "conflict")
     length = request.content_length
     if length is not None and length != f.size:
-        return error(400 if length < f.size else 413, "The body length differs from the size declared in prepare.",
-                     "size_mismatch")
+        return error(
+            400 if length < f.size else 413,
+            "The body length differs from the size declared in prepare.",
+            "size_mismatch",
+        )
     f.busy = True
     incoming = service.incoming_dir
     part, fd = await asyncio.to_thread(open_partial, incoming)
@@ -386,8 +415,9 @@ async def upload(request: web.Request) -> web.StreamResponse:
     f.saved_as = dest
     f.state = FileState.DELIVERED
     service.upload_done(session, f)
-    return web.json_response({"file": f.id, "name": dest.name, "size": received, "sha256": got,
-                              "verified": bool(f.sha256)})
+    return web.json_response(
+        {"file": f.id, "name": dest.name, "size": received, "sha256": got, "verified": bool(f.sha256)}
+    )
 
 
 def _write(fd: int, digest: Any, data: bytes) -> None:
@@ -424,7 +454,7 @@ async def cancel(request: web.Request) -> web.StreamResponse:
     return web.json_response({"cancelled": ok}) if ok else error(404, "No such session.", "not_found")
 
 
-async def _no_content() -> web.Response:
+async def _no_content(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
@@ -433,7 +463,7 @@ def build_app(service: CompanionService) -> web.Application:
     app[SERVICE] = service
     for path in STATIC:
         app.router.add_get(path, static_page)
-    app.router.add_get("/favicon.ico", lambda request: _no_content())
+    app.router.add_get("/favicon.ico", _no_content)
     app.router.add_post("/api/v1/pair", pair)
     app.router.add_get("/api/v1/me", me)
     app.router.add_get("/api/v1/events", events)

@@ -135,7 +135,7 @@ class CompanionService:
         if self.running:
             await self.stop()
         await self.store()
-        address = host or await asyncio.to_thread(choose_address, self.settings.interface)
+        address = host if host else await asyncio.to_thread(choose_address, self.settings.interface)
         wanted = self.settings.port if port is None else port
         await asyncio.to_thread(self.incoming_dir.mkdir, parents=True, exist_ok=True)
         await asyncio.to_thread(clean_partials, self.incoming_dir, 0.0)
@@ -340,16 +340,26 @@ class CompanionService:
         f.served = max(f.served, end)
         if whole and not f.state.final:
             f.state = FileState.SENT
-        self.events.emit(CompanionEvent(EventKind.TRANSFER_PROGRESS, transfer.device_id, data={
-            "session": transfer.id, "file": f.id, "name": f.name, "bytes": f.served, "size": f.size}))
+        self.events.emit(
+            CompanionEvent(
+                EventKind.TRANSFER_PROGRESS,
+                transfer.device_id,
+                data={"session": transfer.id, "file": f.id, "name": f.name, "bytes": f.served, "size": f.size},
+            )
+        )
 
     def file_failed(self, transfer: OutgoingTransfer, f: OutgoingFile, reason: str) -> None:
         if f.state.final:
             return
         f.finish(FileState.FAILED, reason)
         self._push(transfer.device_id, "state", {"session": transfer.id, "file": f.id, "state": "failed"})
-        self.events.emit(CompanionEvent(EventKind.TRANSFER_FAILED, transfer.device_id, data={
-            "session": transfer.id, "file": f.id, "name": f.name, "reason": reason}))
+        self.events.emit(
+            CompanionEvent(
+                EventKind.TRANSFER_FAILED,
+                transfer.device_id,
+                data={"session": transfer.id, "file": f.id, "name": f.name, "reason": reason},
+            )
+        )
 
     def acknowledge(self, transfer: OutgoingTransfer, f: OutgoingFile, digest: str, problem: str) -> FileState:
         if f.state.final:
@@ -364,8 +374,13 @@ class CompanionService:
             f.served = f.size
             f.finish(FileState.DELIVERED)
             self._push(transfer.device_id, "state", {"session": transfer.id, "file": f.id, "state": "delivered"})
-            self.events.emit(CompanionEvent(EventKind.DELIVERY_ACKNOWLEDGED, transfer.device_id, data={
-                "session": transfer.id, "file": f.id, "name": f.name, "sha256": digest, "path": str(f.path)}))
+            self.events.emit(
+                CompanionEvent(
+                    EventKind.DELIVERY_ACKNOWLEDGED,
+                    transfer.device_id,
+                    data={"session": transfer.id, "file": f.id, "name": f.name, "sha256": digest, "path": str(f.path)},
+                )
+            )
         return f.state
 
     # --- phone -> desktop -----------------------------------------------------------------------
@@ -396,15 +411,32 @@ class CompanionService:
     def upload_done(self, session: IncomingSession, f: IncomingFile) -> None:
         device = next((d for d in self._auth_cache.values() if d.id == session.device_id), None)
         log.info("received %s (%d bytes) from %s", f.saved_as, f.size, session.device_id)
-        self.events.emit(CompanionEvent(EventKind.FILE_RECEIVED, session.device_id, device.name if device else "", {
-            "name": f.saved_as.name if f.saved_as else f.name, "path": str(f.saved_as), "size": f.size,
-            "sha256": f.received_sha256, "verified": bool(f.sha256), "mime": f.mime}))
+        self.events.emit(
+            CompanionEvent(
+                EventKind.FILE_RECEIVED,
+                session.device_id,
+                device.name if device else "",
+                {
+                    "name": f.saved_as.name if f.saved_as else f.name,
+                    "path": str(f.saved_as),
+                    "size": f.size,
+                    "sha256": f.received_sha256,
+                    "verified": bool(f.sha256),
+                    "mime": f.mime,
+                },
+            )
+        )
         if all(x.state.final for x in session.files.values()):
             self._incoming.pop(session.id, None)
 
     def upload_failed(self, session: IncomingSession, f: IncomingFile, reason: str) -> None:
-        self.events.emit(CompanionEvent(EventKind.TRANSFER_FAILED, session.device_id, data={
-            "session": session.id, "file": f.id, "name": f.name, "reason": reason, "direction": "in"}))
+        self.events.emit(
+            CompanionEvent(
+                EventKind.TRANSFER_FAILED,
+                session.device_id,
+                data={"session": session.id, "file": f.id, "name": f.name, "reason": reason, "direction": "in"},
+            )
+        )
 
     def cancel_from_phone(self, device: Device, session_id: str) -> bool:
         transfer = self._outgoing.get(session_id)

@@ -152,9 +152,9 @@ class OutgoingTransfer:
             "files": [f.public(with_token=True) for f in self.files.values()],
         }
 
-    async def wait(self, timeout: float, on_progress: Callable[[OutgoingTransfer], None] | None = None) -> bool:
+    async def wait(self, within: float, on_progress: Callable[[OutgoingTransfer], None] | None = None) -> bool:
         """Wait until every file is delivered, failed or cancelled; True if that happened in time."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + within
         while True:
             if all(f.state.final for f in self.files.values()):
                 return True
@@ -172,7 +172,10 @@ class OutgoingTransfer:
 
     def progress(self) -> tuple[int, int]:
         total = sum(f.size for f in self.files.values())
-        done = sum(f.size if f.state in (FileState.DELIVERED, FileState.SENT) else min(f.served, f.size) for f in self.files.values())
+        done = sum(
+            f.size if f.state in (FileState.DELIVERED, FileState.SENT) else min(f.served, f.size)
+            for f in self.files.values()
+        )
         return done, total
 
 

@@ -97,8 +97,7 @@ class RemoteFileShareTool(BaseTool):
         if not devices:
             return ToolResult.ok(PAIR_HINT, data={"devices": [], "link_on": service.running})
         lines = [
-            f"- {d.name} (id {d.id}): {'connected now' if d.online else 'not connected'}, "
-            f"last seen {_ago(d.last_seen)}"
+            f"- {d.name} (id {d.id}): {'connected now' if d.online else 'not connected'}, last seen {_ago(d.last_seen)}"
             for d in devices
         ]
         head = "Paired phones:" if service.running else "Paired phones (the phone link is off now):"
