@@ -1,0 +1,1 @@
+"""The built-in tool catalogue: one module per tool, declared in tools.json."""
