@@ -1,1 +1,1 @@
-"""The built-in tool catalogue: one module per tool, declared in tools.json."""
+"""Built-in tools, one module per tool (declared in tools.json)."""
