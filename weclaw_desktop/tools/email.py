@@ -144,7 +144,9 @@ class EmailTool(BaseTool):
         )
         password = await asyncio.to_thread(self.secrets.get, PASSWORD_SECRET)
         if not password:
-            raise ToolError("No email password is stored. Enter it under Settings > Tools > email (kept in the keyring).")
+            raise ToolError(
+                "No email password is stored. Enter it under Settings > Tools > email (kept in the keyring)."
+            )
         ctx.progress(None, f"sending to {len(recipients)} recipient(s)")
         try:
             delivery = await asyncio.to_thread(deliver, cfg, password, message, sender.address, recipients)
@@ -253,12 +255,14 @@ def deliver(cfg: EmailConfig, password: str, message: Any, envelope_from: str, r
         raise EmailSendError(f"{where} closed the connection unexpectedly ({exc or 'no reason given'})") from None
     except smtplib.SMTPResponseException as exc:
         raise EmailSendError(f"{where} answered with an error ({_reply(exc)})") from None
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         raise EmailSendError(f"{where} did not answer within {cfg.timeout_s:g} s") from None
     except socket.gaierror as exc:
         raise EmailSendError(f"the server name '{cfg.host}' cannot be found ({exc.strerror})") from None
     except ConnectionRefusedError:
-        raise EmailSendError(f"cannot connect to {where}: the connection was refused (is the host/port right?)") from None
+        raise EmailSendError(
+            f"cannot connect to {where}: the connection was refused (is the host/port right?)"
+        ) from None
     except OSError as exc:
         raise EmailSendError(f"cannot connect to {where}: {exc.strerror or exc}") from None
     return Delivery(refused={r: _code_text(v) for r, v in refused.items()})
