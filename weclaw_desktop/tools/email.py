@@ -15,6 +15,7 @@ test server's self-signed certificate). smtplib is blocking: it runs in a worker
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import smtplib
 import socket
@@ -225,7 +226,7 @@ def deliver(cfg: EmailConfig, password: str, message: Any, envelope_from: str, r
                 smtp.starttls(context=context)
                 smtp.ehlo()
             if smtp.has_extn("auth"):
-                smtp.login(cfg.username, password)
+                _login(smtp, cfg.username, password)
             else:
                 log.info("%s offers no AUTH; sending without logging in", where)
             refused = smtp.send_message(message, from_addr=envelope_from, to_addrs=recipients)
@@ -240,7 +241,10 @@ def deliver(cfg: EmailConfig, password: str, message: Any, envelope_from: str, r
         listed = ", ".join(f"{r} ({_code_text(v)})" for r, v in exc.recipients.items())
         raise EmailSendError(f"the server refused every recipient: {listed}") from None
     except smtplib.SMTPSenderRefused as exc:
-        raise EmailSendError(f"the server refused the sender {envelope_from} ({_reply(exc)})") from None
+        hint = ""
+        if exc.smtp_code == 530:
+            hint = "; it wants a login but offered none on this connection: check the port and security settings"
+        raise EmailSendError(f"the server refused the sender {envelope_from} ({_reply(exc)}){hint}") from None
     except smtplib.SMTPNotSupportedError as exc:
         raise EmailSendError(f"{where} does not support a needed SMTP feature: {exc}") from None
     except ssl.SSLCertVerificationError as exc:
@@ -266,6 +270,32 @@ def deliver(cfg: EmailConfig, password: str, message: Any, envelope_from: str, r
     except OSError as exc:
         raise EmailSendError(f"cannot connect to {where}: {exc.strerror or exc}") from None
     return Delivery(refused={r: _code_text(v) for r, v in refused.items()})
+
+
+def _login(smtp: smtplib.SMTP, username: str, password: str) -> None:
+    """smtplib.login, except that a non-ASCII name or password (which smtplib cannot encode) is sent
+    as UTF-8 with AUTH PLAIN or LOGIN, as RFC 4616 specifies and common servers accept."""
+    if username.isascii() and password.isascii():
+        smtp.login(username, password)
+        return
+    mechanisms = smtp.esmtp_features.get("auth", "").upper().split()
+
+    def b64(data: bytes) -> str:
+        return base64.b64encode(data).decode("ascii")
+
+    if "PLAIN" in mechanisms:
+        code, reply = smtp.docmd("AUTH", "PLAIN " + b64(b"\0" + username.encode() + b"\0" + password.encode()))
+    elif "LOGIN" in mechanisms:
+        code, reply = smtp.docmd("AUTH", "LOGIN " + b64(username.encode()))
+        if code == 334:
+            code, reply = smtp.docmd(b64(password.encode()))
+    else:
+        raise EmailSendError(
+            "the password has non-ASCII characters, which this server's login methods "
+            f"({', '.join(mechanisms) or 'none'}) cannot carry"
+        )
+    if code not in (235, 503):  # 503: already authenticated
+        raise smtplib.SMTPAuthenticationError(code, reply)
 
 
 def _code_text(value: Any) -> str:
