@@ -8,13 +8,16 @@ hand the same object to the reminder scheduler with :func:`shared_database`.
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 
+from weclaw_desktop.paths import app_paths
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.base import ToolContext
 
 DB_NAME = "weclaw.db"
+log = logging.getLogger("weclaw.tools.db")
 
 _lock = threading.Lock()
 _open: dict[Path, Database] = {}
@@ -32,8 +35,18 @@ def shared_database(path: str | Path) -> Database:
 
 
 def tool_database(ctx: ToolContext) -> Database:
-    """The database a tool call should use: ``weclaw.db`` in the call's data folder."""
-    return shared_database(Path(ctx.data_dir) / DB_NAME)
+    """The database a tool call should use: ``weclaw.db`` in the call's data folder.
+
+    A context whose ``data_dir`` was left at its default (the current directory) gets the paths module's
+    database instead, so a caller that forgot to set it never scatters a weclaw.db next to the code.
+    """
+    data_dir = Path(ctx.data_dir)
+    if data_dir.resolve() == Path.cwd().resolve():
+        default = app_paths().database
+        if default.parent.resolve() != data_dir.resolve():
+            log.warning("ToolContext.data_dir is the working directory; using %s", default)
+            return shared_database(default)
+    return shared_database(data_dir / DB_NAME)
 
 
 def forget_database(path: str | Path) -> None:
