@@ -174,10 +174,6 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _like_pattern(term: str) -> str:
-    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 class MemoryStore:
     """Notes about the user in ``weclaw.db``. Safe to share; every method runs off the event loop."""
 
@@ -252,18 +248,28 @@ class MemoryStore:
             row = conn.execute("SELECT * FROM memory WHERE id=?", (cur.lastrowid,)).fetchone()
             return SaveOutcome(_row_item(row), created=True)
 
-    @staticmethod
-    def _find_duplicate(conn: sqlite3.Connection, norm: str) -> sqlite3.Row | None:
+    def _find_duplicate(self, conn: sqlite3.Connection, norm: str) -> sqlite3.Row | None:
         exact: sqlite3.Row | None = conn.execute(
             "SELECT * FROM memory WHERE norm=? ORDER BY id LIMIT 1", (norm,)
         ).fetchone()
         if exact is not None:
             return exact
         n = len(norm)
-        rows = conn.execute(
-            "SELECT * FROM memory WHERE length(norm) BETWEEN ? AND ? ORDER BY updated_at DESC LIMIT 5000",
-            (int(n * 0.8), int(n * 1.25) + 1),
-        ).fetchall()
+        grams = list(dict.fromkeys(norm[i : i + 3] for i in range(len(norm) - 2)))
+        if self.fts and grams:
+            # A near-identical note shares most trigrams: bm25 over them finds it among thousands.
+            step = max(1, len(grams) // 48)
+            match = " OR ".join(_fts_phrase(g) for g in grams[::step])
+            rows = conn.execute(
+                "SELECT m.* FROM memory_fts JOIN memory m ON m.id = memory_fts.rowid WHERE memory_fts MATCH ? "
+                "AND length(m.norm) BETWEEN ? AND ? ORDER BY bm25(memory_fts) LIMIT 20",
+                (match, int(n * 0.8), int(n * 1.25) + 1),
+            ).fetchall()
+        else:
+            rows = conn.execute(
+                "SELECT * FROM memory WHERE length(norm) BETWEEN ? AND ? ORDER BY updated_at DESC LIMIT 2000",
+                (int(n * 0.8), int(n * 1.25) + 1),
+            ).fetchall()
         best: tuple[float, sqlite3.Row] | None = None
         for row in rows:
             matcher = difflib.SequenceMatcher(None, norm, str(row["norm"]), autojunk=False)
@@ -296,13 +302,13 @@ class MemoryStore:
             for row in conn.execute(sql, args):
                 candidates[int(row["id"])] = row
                 bm25[int(row["id"])] = float(row["rank"])
-        like_terms = [t for t in terms if len(t) < 3 or not self.fts]
-        if like_terms:
-            where = " OR ".join(
-                "(lower(text) LIKE ? ESCAPE '\\' OR tags LIKE ? ESCAPE '\\' OR category LIKE ? ESCAPE '\\')"
-                for _ in like_terms[:64]
-            )
-            args = tuple(p for t in like_terms[:64] for p in (_like_pattern(t),) * 3)
+        # Short terms (and every term without FTS): substring test on the normalized text and tags.
+        # instr() on the stored normalized form is several times faster than LIKE with ESCAPE.
+        keys = {t: normalize(t) for t in terms}
+        short = [k for t, k in keys.items() if k and (len(t) < 3 or not self.fts)][:64]
+        if short:
+            where = " OR ".join("(instr(norm, ?) > 0 OR instr(tags, ?) > 0)" for _ in short)
+            args = tuple(p for k in short for p in (k, k))
             if category:
                 where = f"({where}) AND category = ?"
                 args = (*args, category)
@@ -310,9 +316,8 @@ class MemoryStore:
                 candidates.setdefault(int(row["id"]), row)
         scored: list[tuple[float, float, float, sqlite3.Row]] = []
         for mid, row in candidates.items():
-            haystack = " ".join((str(row["text"]), str(row["tags"]), str(row["category"])))
-            haystack = unicodedata.normalize("NFKC", haystack).casefold()
-            weight = float(sum(len(t) for t in terms if t in haystack))
+            haystack = "\x00".join((str(row["norm"]), normalize(str(row["tags"])), normalize(str(row["category"]))))
+            weight = float(sum(len(k) for k in keys.values() if k and k in haystack))
             if weight <= 0:
                 continue
             scored.append((weight, bm25.get(mid, 0.0), float(row["updated_at"]), row))
