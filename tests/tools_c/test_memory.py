@@ -119,7 +119,7 @@ async def test_forget_refuses_ambiguous_unknown_and_conflicting_requests(call: C
     assert neither.status is ToolStatus.ERROR and "ids" in neither.output
     both = await call("memory_forget", ids=[a], text="小宝")
     assert both.status is ToolStatus.ERROR and "not both" in both.output
-    no_match = await call("memory_forget", text="游泳")
+    no_match = await call("memory_forget", text="小宝 游泳")  # every word must match, not just one
     assert no_match.status is ToolStatus.ERROR
     assert await MemoryStore(db).count() == 2  # nothing was deleted by any of them
 

@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools._db import tool_database
-from weclaw_desktop.tools.memory_store import MAX_TEXT, MemoryItem, MemoryStore, normalize
+from weclaw_desktop.tools.memory_store import MAX_TEXT, MemoryItem, MemoryStore, normalize, query_terms
 
 MAX_FORGET = 50
 
@@ -139,7 +139,12 @@ class MemoryTool(BaseTool):
                     "Use memory_search to find the right ids."
                 )
         else:
-            matches = await store.search(params.text, limit=MAX_FORGET + 1)
+            # Every word of the text must match (search alone ranks notes that match any word).
+            keys = [k for k in (normalize(t) for t in query_terms(params.text)) if k]
+            found = await store.search(params.text, limit=500)
+            matches = [
+                i for i in found if all(k in normalize(f"{i.text} {' '.join(i.tags)} {i.category}") for k in keys)
+            ]
             if not matches:
                 raise ToolError(f"No memory matches '{params.text}'; nothing was deleted.")
             if len(matches) > 1 and not params.all_matches:
