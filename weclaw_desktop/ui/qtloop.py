@@ -105,7 +105,7 @@ class WeclawEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         notifier = notifiers.pop(fd, None)
         if notifier is None:
             return False
-        _delete(notifier)
+        _delete(notifier, later=True)  # may run inside a callback that this notifier triggered
         return True
 
     def close(self) -> None:
@@ -129,11 +129,14 @@ class WeclawEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             self._pool = None
 
 
-def _delete(qobject: Any) -> None:
-    """Disable and delete a QObject now; Qt drops its connections and any events posted to it."""
+def _delete(qobject: Any, *, later: bool = False) -> None:
+    """Silence a QObject and delete it (now, or when Qt next runs); Qt drops its connections with it."""
     if not shiboken6.isValid(qobject):
         return
     if hasattr(qobject, "setEnabled"):
         qobject.setEnabled(False)
     qobject.blockSignals(True)
-    shiboken6.delete(qobject)
+    if later:
+        qobject.deleteLater()
+    else:
+        shiboken6.delete(qobject)
