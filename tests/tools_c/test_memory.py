@@ -165,3 +165,27 @@ async def test_notes_and_index_survive_a_restart(call: Caller) -> None:
         assert [i.id for i in await store.search("小宝")] == [note]
     finally:
         reopened.close()
+
+
+async def test_database_moves_between_sqlite_with_and_without_trigram(
+    monkeypatch: pytest.MonkeyPatch, weclaw_home: object
+) -> None:
+    path = app_paths().ensure().data / "moved.db"
+
+    async def session(trigram: bool, text: str | None) -> list[int]:
+        """One app run: maybe save a note, then search for '三年级'."""
+        monkeypatch.setattr(memory_store, "trigram_supported", lambda: trigram)
+        memory_store._FTS_READY.pop(path.resolve(), None)  # a new process knows nothing yet
+        db = Database(path)
+        try:
+            store = MemoryStore(db)
+            if text:
+                await store.save(text)
+            return [i.id for i in await store.search("三年级")]
+        finally:
+            db.close()
+
+    assert await session(True, SON) == [1]  # made with FTS (triggers exist)
+    assert sorted(await session(False, "女儿上三年级了")) == [1, 2]  # older SQLite: saving still works
+    assert await session(False, None) == [2, 1]  # substring scan, newest first
+    assert await session(True, None) == [2, 1]  # FTS again: the index was rebuilt and has note 2

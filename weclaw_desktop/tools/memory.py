@@ -131,8 +131,8 @@ class MemoryTool(BaseTool):
         store = self._store(ctx)
         if params.ids:
             ids = list(dict.fromkeys(params.ids))
-            found = {i.id for i in await store.get(ids)}
-            missing = [i for i in ids if i not in found]
+            existing = {i.id for i in await store.get(ids)}
+            missing = [i for i in ids if i not in existing]
             if missing:
                 raise ToolError(
                     f"No memory with id {', '.join(map(str, missing))}; nothing was deleted. "
@@ -141,9 +141,9 @@ class MemoryTool(BaseTool):
         else:
             # Every word of the text must match (search alone ranks notes that match any word).
             keys = [k for k in (normalize(t) for t in query_terms(params.text)) if k]
-            found = await store.search(params.text, limit=500)
+            candidates = await store.search(params.text, limit=500)
             matches = [
-                i for i in found if all(k in normalize(f"{i.text} {' '.join(i.tags)} {i.category}") for k in keys)
+                i for i in candidates if all(k in normalize(f"{i.text} {' '.join(i.tags)} {i.category}") for k in keys)
             ]
             if not matches:
                 raise ToolError(f"No memory matches '{params.text}'; nothing was deleted.")

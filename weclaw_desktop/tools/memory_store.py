@@ -21,6 +21,7 @@ import sqlite3
 import time
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
@@ -174,6 +175,25 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+_FTS_READY: dict[Path, bool] = {}  # per database file: FTS set up (True) or unavailable (False)
+
+
+def _setup_fts(db: Database) -> bool:
+    """Create the trigram index and its triggers if this SQLite can; else make sure no trigger needs it."""
+    with db.transaction() as conn:
+        had_triggers = conn.execute("SELECT 1 FROM sqlite_master WHERE name='memory_ai'").fetchone() is not None
+        if not trigram_supported():
+            # A database made by a newer SQLite: its triggers would make every save fail here.
+            for name in ("memory_ai", "memory_ad", "memory_au"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+            return False
+        for sql in _FTS_SQL:
+            conn.execute(sql)
+        if not had_triggers:  # notes saved while nothing kept the index up to date
+            conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+    return True
+
+
 class MemoryStore:
     """Notes about the user in ``weclaw.db``. Safe to share; every method runs off the event loop."""
 
@@ -186,15 +206,13 @@ class MemoryStore:
     def _ensure(self) -> None:
         if self._ready:
             return
-        self.db.ensure(COMPONENT)
-        if trigram_supported():
-            with self.db.transaction() as conn:
-                existed = conn.execute("SELECT 1 FROM sqlite_master WHERE name='memory_fts'").fetchone()
-                for sql in _FTS_SQL:
-                    conn.execute(sql)
-                if not existed:  # notes saved before this SQLite could index them
-                    conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
-            self.fts = True
+        key = self.db.path.resolve()
+        known = _FTS_READY.get(key)
+        if known is None:
+            self.db.ensure(COMPONENT)
+            known = _setup_fts(self.db)
+            _FTS_READY[key] = known
+        self.fts = known
         self._ready = True
 
     # --- public async API -----------------------------------------------------------------------
