@@ -48,7 +48,7 @@ def diagnose(registry: ToolRegistry, policy: Policy, ctx: AvailabilityContext, t
     blocked = policy.check(tool, registry.manifest.profiles)
     if blocked is not None:
         return [blocked]
-    return evaluate(tool_requirement(registry, tool), tool, ctx)
+    return evaluate(tool_requirement(registry, tool), tool, ctx) + registry.live_diagnostics(tool)
 
 
 def diagnose_action(registry: ToolRegistry, ctx: AvailabilityContext, tool: str, action_name: str) -> list[Diagnostic]:
