@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from weclaw_desktop.mcp import Backoff, McpManager
+from weclaw_desktop.mcp import Backoff, McpManager, secret_key
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit.registry import ToolRegistry
@@ -73,17 +73,27 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The test server over streamable HTTP on 127.0.0.1; requests need X-Api-Key: HTTP_KEY."""
+@pytest.fixture
+def http_key() -> str:
+    """The X-Api-Key the HTTP test server requires."""
+    return HTTP_KEY
+
+
+@pytest.fixture(scope="session")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The test server over streamable HTTP on 127.0.0.1 (one for the session): its URL and calls file.
+
+    Requests need ``X-Api-Key: HTTP_KEY``.
+    """
     port = _free_port()
-    log = tmp_path_factory.mktemp("http") / "server.log"
-    env = {**os.environ, "EXPECTED_API_KEY": HTTP_KEY}
+    folder = tmp_path_factory.mktemp("http")
+    log, calls_path = folder / "server.log", folder / "calls.txt"
+    env = {**os.environ, "EXPECTED_API_KEY": HTTP_KEY, "WECLAW_TEST_CALLS": str(calls_path)}
     with open(log, "w") as errfile:
         proc = subprocess.Popen(
             [sys.executable, str(SERVER), "http", str(port)], env=env, stdout=errfile, stderr=errfile
         )
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 30
     while True:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
@@ -93,10 +103,32 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 proc.kill()
                 raise RuntimeError(f"test MCP HTTP server did not start: {log.read_text()}") from None
             time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
+    yield f"http://127.0.0.1:{port}/mcp", calls_path
     proc.terminate()
     try:
         proc.wait(5)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture
+def http_settings(http_server: tuple[str, Path], memory_keyring: Any) -> Callable[..., McpServerSettings]:
+    """Settings for the HTTP test server, its header secret stored in the (memory) keyring."""
+    SecretStore().set(secret_key("web", "header", "X-Api-Key"), HTTP_KEY)
+
+    def make(name: str = "web", **extra: Any) -> McpServerSettings:
+        if name != "web":
+            SecretStore().set(secret_key(name, "header", "X-Api-Key"), HTTP_KEY)
+        extra.setdefault("secret_headers", ["X-Api-Key"])
+        return McpServerSettings(name=name, transport="http", url=http_server[0], **extra)
+
+    return make
+
+
+@pytest.fixture
+def http_calls(http_server: tuple[str, Path]) -> Callable[[], list[str]]:
+    """The tools the HTTP test server has run since this test started."""
+    path = http_server[1]
+    before = len(path.read_text(encoding="utf-8").split()) if path.exists() else 0
+    return lambda: (path.read_text(encoding="utf-8").split() if path.exists() else [])[before:]

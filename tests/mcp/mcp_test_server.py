@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ImageContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -49,7 +50,8 @@ def env_digest(name: str) -> str:
 def fail_with_env(name: str) -> str:
     """Fails with a message that contains an environment variable's value (a leaky server)."""
     record("fail_with_env")
-    raise ValueError(f"the token {os.environ.get(name, '')} was refused")
+    print(f"refusing token {os.environ.get(name, '')}", file=sys.stderr, flush=True)
+    raise ToolError(f"the token {os.environ.get(name, '')} was refused")
 
 
 @app.tool()
@@ -118,6 +120,12 @@ LONG = "a_really_long_tool_name_that_goes_on_and_on_" + "x" * 40
 def long_name() -> str:
     """A tool whose name is longer than the function name limit allows."""
     return "long ok"
+
+
+@app.tool()
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
 
 
 def main() -> None:

@@ -75,7 +75,7 @@ async def test_tools_are_listed_and_exposed_as_functions(
     assert spec.risk is Risk.HIGH
 
 
-async def test_valid_call_returns_output_and_data(
+async def test_calls_with_valid_and_invalid_arguments(
     manager: McpManager,
     registry: ToolRegistry,
     stdio_settings: Callable[..., McpServerSettings],
@@ -83,26 +83,7 @@ async def test_valid_call_returns_output_and_data(
 ) -> None:
     await connected(manager, stdio_settings())
     dispatcher = Dispatcher(registry, gate=AutoApprove())
-    result = await dispatcher.dispatch(call("mcp_test_add", a=2, b=3), ToolContext())
-    assert result.status is ToolStatus.SUCCESS, result.output
-    assert result.data == {"result": 5}
-    assert result.for_model() == 'data: {"result": 5}'
-
-    order = {"customer": "Li", "items": [{"sku": "A1", "qty": 2}, {"sku": "B2", "qty": 3}]}
-    result = await dispatcher.dispatch(call("mcp_test_place_order", order=order), ToolContext())
-    assert result.status is ToolStatus.SUCCESS, result.output
-    assert result.data == {"customer": "Li", "units": 5, "note": ""}
-    assert server_calls() == ["add", "place_order"]
-
-
-async def test_invalid_arguments_are_refused_before_the_server_is_called(
-    manager: McpManager,
-    registry: ToolRegistry,
-    stdio_settings: Callable[..., McpServerSettings],
-    server_calls: Callable[[], list[str]],
-) -> None:
-    await connected(manager, stdio_settings())
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
+    # Invalid: refused with every problem named, and the server is never called.
     result = await dispatcher.dispatch(call("mcp_test_add", a="two", c=1), ToolContext())
     assert result.status is ToolStatus.ERROR
     assert result.output == (
@@ -116,7 +97,20 @@ async def test_invalid_arguments_are_refused_before_the_server_is_called(
     result = await dispatcher.dispatch(call("mcp_test_place_order", order=bad_order), ToolContext())
     assert result.status is ToolStatus.ERROR
     assert "- order.items.0.qty: 0 is less than the minimum of 1" in result.output
-    assert server_calls() == []  # the server never saw either call
+    assert server_calls() == []
+
+    # Valid: text and structured content come back as output and data.
+    result = await dispatcher.dispatch(call("mcp_test_add", a=2, b=3), ToolContext())
+    assert result.status is ToolStatus.SUCCESS, result.output
+    assert result.data == {"result": 5}
+    assert result.for_model() == 'data: {"result": 5}'
+    order = {"customer": "Li", "items": [{"sku": "A1", "qty": 2}, {"sku": "B2", "qty": 3}]}
+    result = await dispatcher.dispatch(call("mcp_test_place_order", order=order), ToolContext())
+    assert result.status is ToolStatus.SUCCESS, result.output
+    assert result.data == {"customer": "Li", "units": 5, "note": ""}
+    result = await dispatcher.dispatch(call("mcp_test_weird_name"), ToolContext())
+    assert result.output == "weird ok"  # the server got its own name back, not the sanitised one
+    assert server_calls() == ["add", "place_order", "weird"]
 
 
 class RecordingGate:
@@ -132,40 +126,40 @@ class RecordingGate:
 async def test_untrusted_server_asks_and_a_denial_means_no_call(
     manager: McpManager,
     registry: ToolRegistry,
-    stdio_settings: Callable[..., McpServerSettings],
-    server_calls: Callable[[], list[str]],
+    http_settings: Callable[..., McpServerSettings],
+    http_calls: Callable[[], list[str]],
 ) -> None:
-    await connected(manager, stdio_settings())
+    await connected(manager, http_settings())
     gate = RecordingGate(ApprovalDecision.DENY)
     audit = MemoryAudit()
     dispatcher = Dispatcher(registry, gate=gate, audit=audit)
-    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=1), ToolContext(origin=Origin.GUI))
+    result = await dispatcher.dispatch(call("mcp_web_add", a=1, b=1), ToolContext(origin=Origin.GUI))
     assert result.status is ToolStatus.DENIED
-    assert [(r.function, r.risk) for r in gate.requests] == [("mcp_test_add", Risk.HIGH)]
-    assert server_calls() == []
-    assert [(r.function, r.status, r.approval) for r in audit.records] == [("mcp_test_add", "denied", "deny")]
+    assert [(r.function, r.risk) for r in gate.requests] == [("mcp_web_add", Risk.HIGH)]
+    assert http_calls() == []
+    assert [(r.function, r.status, r.approval) for r in audit.records] == [("mcp_web_add", "denied", "deny")]
 
     gate.decision = ApprovalDecision.ALLOW_ONCE
-    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=1), ToolContext(origin=Origin.GUI))
+    result = await dispatcher.dispatch(call("mcp_web_add", a=1, b=1), ToolContext(origin=Origin.GUI))
     assert result.status is ToolStatus.SUCCESS
-    assert len(gate.requests) == 2 and server_calls() == ["add"]
+    assert len(gate.requests) == 2 and http_calls() == ["add"]
 
 
 async def test_trusted_server_runs_without_a_prompt(
     manager: McpManager,
     registry: ToolRegistry,
-    stdio_settings: Callable[..., McpServerSettings],
-    server_calls: Callable[[], list[str]],
+    http_settings: Callable[..., McpServerSettings],
+    http_calls: Callable[[], list[str]],
 ) -> None:
-    await connected(manager, stdio_settings(trusted=True))
+    await connected(manager, http_settings(trusted=True))
     gate = RecordingGate(ApprovalDecision.DENY)
     dispatcher = Dispatcher(registry, gate=gate)
-    result = await dispatcher.dispatch(call("mcp_test_env_digest", name="PATH"), ToolContext(origin=Origin.GUI))
+    result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), ToolContext(origin=Origin.GUI))
     assert result.status is ToolStatus.SUCCESS, result.output
     assert gate.requests == []
-    assert registry.risk_of("mcp_test", "add") is Risk.LOW  # read-only annotation
-    assert registry.risk_of("mcp_test", "env_digest") is Risk.MEDIUM
+    assert registry.risk_of("mcp_web", "add") is Risk.LOW  # read-only annotation
+    assert registry.risk_of("mcp_web", "env_digest") is Risk.MEDIUM
     # From the phone, medium risk still asks.
-    result = await dispatcher.dispatch(call("mcp_test_env_digest", name="PATH"), ToolContext(origin=Origin.COMPANION))
+    result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), ToolContext(origin=Origin.COMPANION))
     assert result.status is ToolStatus.DENIED and len(gate.requests) == 1
-    assert server_calls() == ["env_digest"]
+    assert http_calls() == ["env_digest"]

@@ -106,6 +106,7 @@ class McpConnection:
         self._check = False
         self._relist = False
         self._stderr: StderrSink | None = None
+        self._http_status: int | None = None
 
     @property
     def name(self) -> str:
@@ -206,6 +207,11 @@ class McpConnection:
         log.info("MCP server %s: %s%s", self.name, state.value, f" ({self.error})" if state is ServerState.DOWN else "")
         self._notify()
 
+    async def _remember_status(self, response: Any) -> None:
+        """An HTTP error status, for the diagnostic (the SDK reports only "an error response")."""
+        if response.status_code >= 400:
+            self._http_status = int(response.status_code)
+
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._relist = True
@@ -274,6 +280,7 @@ class McpConnection:
         if retry:
             self.attempts += 1
         self.retry_at = time.monotonic() + delay if delay is not None else None
+        self._broken, self._check, self._relist = "", False, False  # about the old session: no reason to hurry
         self._set(ServerState.DOWN)
         await self._sleep(delay)
         self.retry_at = None
@@ -296,6 +303,8 @@ class McpConnection:
                 sink.close_writer()  # the child has its own copy now
             else:
                 client = create_mcp_http_client(headers=resolved.headers or None)
+                self._http_status = None
+                client.event_hooks["response"].append(self._remember_status)
                 await stack.enter_async_context(client)
                 read, write = await stack.enter_async_context(
                     streamable_http_client(self.settings.url, http_client=client)
@@ -361,7 +370,7 @@ class McpConnection:
         else:
             text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
         if self.settings.transport == "http":
-            text = _http_reason(leaf) or text
+            text = _http_reason(leaf, self._http_status) or text
         tail = self.stderr_tail()
         if tail:
             text += f"; its last output: {tail}"
@@ -379,12 +388,14 @@ def _leaf(exc: BaseException) -> BaseException:
     return exc
 
 
-def _http_reason(exc: BaseException) -> str:
+def _http_reason(exc: BaseException, status: int | None) -> str:
     name = type(exc).__name__
-    response = getattr(exc, "response", None)
-    status = getattr(response, "status_code", None)
+    if status is None:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
     if status in (401, 403):
         return f"the server refused the credentials (HTTP {status}); check its headers in Settings > MCP"
+    if status == 404:
+        return "there is no MCP endpoint at that URL (HTTP 404); check the path (often /mcp)"
     if status is not None:
         return f"the server answered HTTP {status}"
     if "Connect" in name:
