@@ -29,7 +29,7 @@ from weclaw_desktop.toolkit.redact import redact
 log = logging.getLogger("weclaw.mcp")
 
 #: The one action listed while a server's tools are not known yet (it never started); never offered.
-PLACEHOLDER_ACTION = "unavailable"
+PLACEHOLDER_ACTION = "not_connected"
 MAX_DESCRIPTION = 1024
 
 
