@@ -92,6 +92,7 @@ class McpPage(QWidget):
         self._removed: list[_Entry] = []
         self._current = -1
         self._loading = False
+        self._table_kind: SecretKind = "env"
         self._build()
         self._show_entry(-1)
 
@@ -331,6 +332,7 @@ class McpPage(QWidget):
             self.headers_edit.setPlainText("\n".join(f"{k}: {v}" for k, v in s.headers.items()))
             self.secrets_table.setRowCount(0)
             kind: SecretKind = "env" if s.transport == "stdio" else "header"
+            self._table_kind = kind
             for name in s.secret_env if s.transport == "stdio" else s.secret_headers:
                 stored = entry.original_name is not None and self.secrets.has(
                     secret_key(entry.original_name, kind, name)
@@ -341,7 +343,7 @@ class McpPage(QWidget):
             self.timeout_spin.setValue(s.timeout_s)
         finally:
             self._loading = False
-        self._transport_changed()
+        self._update_visibility()
         self._show_status()
 
     def _add_secret_row(self, name: str, stored: bool, typed: str = "") -> None:
@@ -386,8 +388,11 @@ class McpPage(QWidget):
             "env": _pairs(self.env_edit.toPlainText(), "="),
             "url": self.url_edit.text().strip(),
             "headers": _pairs(self.headers_edit.toPlainText(), ":"),
-            "secret_env": [n for n, _ in secrets] if transport == "stdio" else entry.settings.secret_env,
-            "secret_headers": [n for n, _ in secrets] if transport == "http" else entry.settings.secret_headers,
+            # The table holds the secrets of the transport it was filled for (it may just have changed).
+            "secret_env": [n for n, _ in secrets] if self._table_kind == "env" else entry.settings.secret_env,
+            "secret_headers": [n for n, _ in secrets]
+            if self._table_kind == "header"
+            else entry.settings.secret_headers,
             "trusted": self.trusted_check.isChecked(),
             "keywords": [k.strip() for k in self.keywords_edit.text().replace("，", ",").split(",") if k.strip()],
             "timeout_s": self.timeout_spin.value(),
@@ -405,6 +410,13 @@ class McpPage(QWidget):
             self.changed.emit()
 
     def _transport_changed(self, *_: object) -> None:
+        self._update_visibility()
+        if not self._loading and 0 <= self._current < len(self._entries):
+            self._store_form()
+            self._show_entry(self._current)  # the secrets table shows the env or header secrets
+            self.changed.emit()
+
+    def _update_visibility(self) -> None:
         stdio = self.transport_combo.currentData() == "stdio"
         for widget in (self.command_edit, self.args_edit, self.env_edit):
             widget.setVisible(stdio)
@@ -412,10 +424,6 @@ class McpPage(QWidget):
         for widget in (self.url_edit, self.headers_edit):
             widget.setVisible(not stdio)
             self._form.labelForField(widget).setVisible(not stdio)
-        if not self._loading and 0 <= self._current < len(self._entries):
-            self._store_form()
-            self._show_entry(self._current)  # the secrets table shows the env or header secrets
-            self.changed.emit()
 
     # --- status and test ------------------------------------------------------------------------
     def _show_status(self) -> None:
