@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ImageContent, ToolAnnotations
 from pydantic import BaseModel, Field
@@ -120,6 +120,29 @@ LONG = "a_really_long_tool_name_that_goes_on_and_on_" + "x" * 40
 def long_name() -> str:
     """A tool whose name is longer than the function name limit allows."""
     return "long ok"
+
+
+@app.tool()
+async def count(to: int, ctx: Context) -> str:
+    """Counts up, reporting progress."""
+    record("count")
+    for i in range(1, to + 1):
+        await ctx.report_progress(i, to, f"step {i}")
+    return f"counted to {to}"
+
+
+def grown() -> str:
+    """A tool added while the server runs."""
+    return "grown ok"
+
+
+@app.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool 'grown' and tells the client its tool list changed."""
+    record("grow")
+    app.add_tool(grown, name="grown")
+    await ctx.request_context.session.send_tool_list_changed()
+    return "grew"
 
 
 @app.tool()

@@ -36,8 +36,8 @@ async def start(manager: McpManager, settings: McpServerSettings, state: ServerS
     assert await tool.connection.wait_for(state, within=20), tool.connection.status_text()
 
 
-async def server_pid(dispatcher: Dispatcher) -> int:
-    result = await dispatcher.dispatch(call("mcp_test_pid"), ToolContext())
+async def server_pid(dispatcher: Dispatcher, server: str = "test") -> int:
+    result = await dispatcher.dispatch(call(f"mcp_{server}_pid"), ToolContext())
     assert result.succeeded, result.output
     return int(result.data["result"])
 
@@ -151,9 +151,13 @@ async def test_a_hanging_tool_times_out_and_the_server_stays_usable(
 async def test_stop_and_cancellation_leave_no_server_process(
     manager: McpManager, registry: ToolRegistry, stdio_settings: Callable[..., McpServerSettings]
 ) -> None:
-    await start(manager, stdio_settings())
+    # Two servers start side by side: one is stopped, the other's task is cancelled (the app quitting hard).
+    manager.start(stdio_settings("test"))
+    manager.start(stdio_settings("other"))
+    await manager.wait_settled(20)
     dispatcher = Dispatcher(registry, gate=AutoApprove())
-    pid = await server_pid(dispatcher)
+    pid = await server_pid(dispatcher, "test")
+    other_pid = await server_pid(dispatcher, "other")
 
     # A call cancelled half-way (the user pressed stop) does not break the connection.
     task = asyncio.ensure_future(dispatcher.dispatch(call("mcp_test_hang", seconds=30), ToolContext()))
@@ -168,15 +172,12 @@ async def test_stop_and_cancellation_leave_no_server_process(
     assert await wait_gone(pid), f"server process {pid} is still there after stop"
     assert not registry.has_tool("mcp_test")
 
-    # Cancelling the connection's own task (the app quitting hard) also ends the process.
-    await start(manager, stdio_settings())
-    pid = await server_pid(dispatcher)
-    conn = manager.tool("test").connection  # type: ignore[union-attr]
+    conn = manager.tool("other").connection  # type: ignore[union-attr]
     assert conn._task is not None
     conn._task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await conn._task
-    assert await wait_gone(pid), f"server process {pid} is still there after cancellation"
+    assert await wait_gone(other_pid), f"server process {other_pid} is still there after cancellation"
     assert conn.state is ServerState.STOPPED
 
 

@@ -115,7 +115,13 @@ async def test_http_server_with_a_header_secret(
     result = await dispatcher.dispatch(call("mcp_web_pixel"), ToolContext(outputs_dir=app_paths().outputs))
     assert result.succeeded and len(result.files) == 1
     assert result.files[0].endswith(".png") and result.output == f"[image image/png saved to {result.files[0]}]"
-    assert http_calls() == ["add", "pixel"]
+    # Progress notifications reach the call's progress callback (the tool panel's progress bar).
+    seen: list[tuple[float | None, str]] = []
+    ctx = ToolContext(progress_callback=lambda fraction, message: seen.append((fraction, message)))
+    result = await dispatcher.dispatch(call("mcp_web_count", to=2), ctx)
+    assert result.output == "counted to 2"
+    assert seen == [(0.5, "step 1"), (1.0, "step 2")]
+    assert http_calls() == ["add", "pixel", "count"]
     await manager.stop("web")
     assert not [r for r in caplog.records if http_key in r.getMessage()]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 
@@ -163,3 +164,23 @@ async def test_trusted_server_runs_without_a_prompt(
     result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), ToolContext(origin=Origin.COMPANION))
     assert result.status is ToolStatus.DENIED and len(gate.requests) == 1
     assert http_calls() == ["env_digest"]
+
+
+async def test_a_changed_tool_list_is_picked_up(
+    manager: McpManager, registry: ToolRegistry, stdio_settings: Callable[..., McpServerSettings]
+) -> None:
+    changes: list[int] = []
+    registry.add_listener(lambda: changes.append(1))
+    await connected(manager, stdio_settings(trusted=True))
+    assert "mcp_test_grown" not in registry.functions_of("mcp_test")
+    dispatcher = Dispatcher(registry, gate=AutoApprove())
+    result = await dispatcher.dispatch(call("mcp_test_grow"), ToolContext())
+    assert result.output == "grew"
+    for _ in range(100):
+        if "mcp_test_grown" in registry.functions_of("mcp_test"):
+            break
+        await asyncio.sleep(0.05)
+    assert "mcp_test_grown" in registry.functions_of("mcp_test")
+    result = await dispatcher.dispatch(call("mcp_test_grown"), ToolContext())
+    assert result.output == "grown ok"
+    assert len(changes) >= 3  # registered, connected, list changed: the tool panel refreshed each time
