@@ -127,7 +127,7 @@ class McpTool(BaseTool):
                 "risk": Risk.LOW.value if settings.trusted else Risk.HIGH.value,
                 "action_risk": action_risk,
                 # The call's own timeout answers first, with a clearer message; this is the backstop.
-                "timeout_s": settings.timeout_s + 5,
+                "timeout_s": min(settings.timeout_s + 5, 86400),
                 "config": {
                     "server": self.server,
                     "transport": settings.transport,

@@ -184,6 +184,7 @@ class McpPage(QWidget):
         splitter.addWidget(left_widget)
         splitter.addWidget(self.editor)
         splitter.setStretchFactor(1, 3)
+        splitter.setSizes([200, 600])
         outer = QVBoxLayout(self)
         outer.addWidget(splitter)
 
