@@ -17,7 +17,7 @@ from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings, Settings
 from weclaw_desktop.ui.mcp_page import STORED, McpPage, McpPageError
 
-SERVER = str(Path(__file__).resolve().parent / "mcp_test_server.py")
+SERVER = str(Path(__file__).resolve().parent / "mcp_test_server.py")  # a path, for the form
 
 
 def _settings() -> Settings:
@@ -122,16 +122,20 @@ def test_invalid_servers_are_refused_and_nothing_changes(qtbot: Any, memory_keyr
 
 
 async def test_test_button_lists_the_tools_of_the_server_as_typed(
-    qtbot: Any, memory_keyring: Any, tmp_path: Path
+    qtbot: Any, memory_keyring: Any, tmp_path: Path, http_server: tuple[str, Path], http_key: str
 ) -> None:
     page = McpPage()
     qtbot.addWidget(page)
     page.load(Settings())
     assert not page.editor.isEnabled()
     page.add_server()
-    page.command_edit.setText(sys.executable)
-    page.args_edit.setText(SERVER)
-    page.args_edit.textEdited.emit(SERVER)
+    page.transport_combo.setCurrentIndex(1)
+    page.url_edit.setText(http_server[0])
+    page.url_edit.textEdited.emit("")
+    page.add_secret_button.click()
+    page.secrets_table.item(0, 0).setText("X-Api-Key")
+    _secret_field(page, 0).setText(http_key)  # typed, not applied: Test uses it anyway
+    _secret_field(page, 0).textEdited.emit("")
     outcomes: list[tuple[bool, str]] = []
     page.tested.connect(lambda ok, message: outcomes.append((ok, message)))
     task = page.start_test()
@@ -144,7 +148,9 @@ async def test_test_button_lists_the_tools_of_the_server_as_typed(
     assert items[-1].startswith("⚠ tool 'dup_name' of MCP server 'server1' is skipped")
     assert page.status_label.text() == f"Connected to weclaw-test: {len(result.tools)} tools."
     assert outcomes == [(True, page.status_label.text())] and page.test_button.isEnabled()
+    assert SecretStore().get(secret_key("server1", "header", "X-Api-Key")) is None  # nothing stored by a test
 
+    page.transport_combo.setCurrentIndex(0)
     page.command_edit.setText(str(tmp_path / "missing-server"))
     page.command_edit.textEdited.emit("x")
     result = await asyncio.wait_for(page.start_test(), 30)  # type: ignore[arg-type]

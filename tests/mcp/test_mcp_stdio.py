@@ -75,6 +75,19 @@ async def test_tools_are_listed_and_exposed_as_functions(
     assert "place_order" in spec.description.en
     assert spec.risk is Risk.HIGH
 
+    # The server adds a tool and says its list changed: the new function appears, the panel is told.
+    changes: list[int] = []
+    registry.add_listener(lambda: changes.append(1))
+    assert "mcp_test_grown" not in fns
+    dispatcher = Dispatcher(registry, gate=AutoApprove())
+    assert (await dispatcher.dispatch(call("mcp_test_grow"), ToolContext())).output == "grew"
+    for _ in range(100):
+        if "mcp_test_grown" in registry.functions_of("mcp_test"):
+            break
+        await asyncio.sleep(0.05)
+    assert (await dispatcher.dispatch(call("mcp_test_grown"), ToolContext())).output == "grown ok"
+    assert changes
+
 
 async def test_calls_with_valid_and_invalid_arguments(
     manager: McpManager,
@@ -164,23 +177,3 @@ async def test_trusted_server_runs_without_a_prompt(
     result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), ToolContext(origin=Origin.COMPANION))
     assert result.status is ToolStatus.DENIED and len(gate.requests) == 1
     assert http_calls() == ["env_digest"]
-
-
-async def test_a_changed_tool_list_is_picked_up(
-    manager: McpManager, registry: ToolRegistry, stdio_settings: Callable[..., McpServerSettings]
-) -> None:
-    changes: list[int] = []
-    registry.add_listener(lambda: changes.append(1))
-    await connected(manager, stdio_settings(trusted=True))
-    assert "mcp_test_grown" not in registry.functions_of("mcp_test")
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
-    result = await dispatcher.dispatch(call("mcp_test_grow"), ToolContext())
-    assert result.output == "grew"
-    for _ in range(100):
-        if "mcp_test_grown" in registry.functions_of("mcp_test"):
-            break
-        await asyncio.sleep(0.05)
-    assert "mcp_test_grown" in registry.functions_of("mcp_test")
-    result = await dispatcher.dispatch(call("mcp_test_grown"), ToolContext())
-    assert result.output == "grown ok"
-    assert len(changes) >= 3  # registered, connected, list changed: the tool panel refreshed each time

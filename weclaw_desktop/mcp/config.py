@@ -31,10 +31,13 @@ class Resolved:
 def resolve(settings: McpServerSettings, store: SecretStore) -> Resolved:
     """The server's plain values merged with its secrets; ``missing`` lists secrets not in the keyring."""
     out = Resolved(env=dict(settings.env), headers=dict(settings.headers))
-    for kind, names, target in (
-        ("env", settings.secret_env, out.env),
-        ("header", settings.secret_headers, out.headers),
-    ):
+    # Only the secrets of the transport in use: a stdio server never needs its (old) header secrets.
+    wanted = (
+        [("env", settings.secret_env, out.env)]
+        if settings.transport == "stdio"
+        else [("header", settings.secret_headers, out.headers)]
+    )
+    for kind, names, target in wanted:
         for name in names:
             key = secret_key(settings.name, kind, name)  # type: ignore[arg-type]
             value = store.get(key)

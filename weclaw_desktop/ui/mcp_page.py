@@ -58,7 +58,7 @@ class _Entry:
 
     settings: McpServerSettings
     original: McpServerSettings | None  # as in the applied settings; None for a new server
-    secrets: dict[str, str] = field(default_factory=dict)
+    secrets: dict[tuple[SecretKind, str], str] = field(default_factory=dict)  # (kind, name) -> typed value
 
     @property
     def original_name(self) -> str | None:
@@ -245,7 +245,7 @@ class McpPage(QWidget):
                     self._move_secrets(entry.original.name, s)
             for kind, names in (("env", s.secret_env), ("header", s.secret_headers)):
                 for name in names:
-                    value = entry.secrets.get(name, "")
+                    value = entry.secrets.get((kind, name), "")  # type: ignore[arg-type]
                     if value:
                         self.secrets.set(secret_key(s.name, kind, name), value)  # type: ignore[arg-type]
             entry.secrets.clear()
@@ -338,7 +338,7 @@ class McpPage(QWidget):
                 stored = entry.original_name is not None and self.secrets.has(
                     secret_key(entry.original_name, kind, name)
                 )
-                self._add_secret_row(name, stored, entry.secrets.get(name, ""))
+                self._add_secret_row(name, stored, entry.secrets.get((kind, name), ""))
             self.trusted_check.setChecked(s.trusted)
             self.keywords_edit.setText(", ".join(s.keywords))
             self.timeout_spin.setValue(s.timeout_s)
@@ -400,7 +400,8 @@ class McpPage(QWidget):
         }
         # model_construct: an invalid name is kept as typed and reported by problems(), not lost.
         entry.settings = McpServerSettings.model_construct(**values)  # type: ignore[arg-type]
-        entry.secrets = {n: v for n, v in secrets if v}
+        kept = {key: v for key, v in entry.secrets.items() if key[0] != self._table_kind}
+        entry.secrets = kept | {(self._table_kind, n): v for n, v in secrets if v}
         item = self.server_list.item(row)
         if item is not None:
             item.setText(values["name"] + ("" if values["enabled"] else self.tr(" (off)")))  # type: ignore[operator]
@@ -460,7 +461,7 @@ class McpPage(QWidget):
             self.status_label.setText("; ".join(format_validation_error(exc)))
             return None
         kind: SecretKind = "env" if settings.transport == "stdio" else "header"
-        typed = {secret_key(settings.name, kind, n): v for n, v in entry.secrets.items()}
+        typed = {secret_key(settings.name, k, n): v for (k, n), v in entry.secrets.items() if k == kind}
         if entry.original_name is not None and entry.original_name != settings.name:
             for name in settings.secret_env if kind == "env" else settings.secret_headers:
                 old = self.secrets.get(secret_key(entry.original_name, kind, name))
