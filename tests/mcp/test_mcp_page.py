@@ -160,3 +160,34 @@ async def test_test_button_lists_the_tools_of_the_server_as_typed(
         f"'server1' failed: the command '{tmp_path / 'missing-server'}' was not found; check the path or install it"
     )
     assert json.dumps(outcomes[-1]) == json.dumps([False, page.status_label.text()])
+
+
+async def test_live_status_of_running_servers_and_reconnect(
+    qtbot: Any, manager: Any, http_settings: Any, registry: Any
+) -> None:
+    from weclaw_desktop.mcp import ServerState
+
+    settings = Settings(mcp_servers=[http_settings()])
+    await manager.apply(settings.mcp_servers)
+    page = McpPage()
+    qtbot.addWidget(page)
+    page.load(settings)
+    page.set_manager(manager)
+    assert page.reconnect_button.isVisibleTo(page)
+    conn = manager.tool("web").connection
+    assert await conn.wait_for(ServerState.CONNECTED, within=20)
+    await asyncio.sleep(0)
+    assert page.status_label.text() == "MCP server 'web' is connected"
+    assert page.tools_list.item(0).text() == "mcp_web_add"
+
+    states: list[ServerState] = []
+    registry.add_listener(lambda: states.append(conn.state))
+    page.reconnect_button.click()  # restarts the connection: the page follows it back to connected
+    for _ in range(400):
+        if states[-2:] == [ServerState.CONNECTING, ServerState.CONNECTED]:
+            break
+        await asyncio.sleep(0.05)
+    assert states[-2:] == [ServerState.CONNECTING, ServerState.CONNECTED]
+    assert page.status_label.text() == "MCP server 'web' is connected"
+    page.close()
+    assert page._unlisten is None

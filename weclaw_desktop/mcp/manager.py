@@ -45,7 +45,7 @@ class McpManager:
         *,
         backoff: Backoff | None = None,
         health_interval: float = 15.0,
-        connect_timeout: float = 30.0,
+        connect_timeout: float = 60.0,  # a first `npx`/`uvx` run downloads the server before it answers
         log_dir: Path | None = None,
     ) -> None:
         self.registry = registry

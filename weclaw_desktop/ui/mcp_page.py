@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -93,6 +94,7 @@ class McpPage(QWidget):
         self._current = -1
         self._loading = False
         self._table_kind: SecretKind = "env"
+        self._unlisten: Callable[[], None] | None = None
         self._build()
         self._show_entry(-1)
 
@@ -164,12 +166,17 @@ class McpPage(QWidget):
 
         self.test_button = QPushButton(self.tr("Test"))
         self.test_button.clicked.connect(self.start_test)
+        self.reconnect_button = QPushButton(self.tr("Reconnect"))
+        self.reconnect_button.setToolTip(self.tr("Restart the running server now instead of waiting for the retry"))
+        self.reconnect_button.clicked.connect(self.reconnect)
+        self.reconnect_button.setVisible(False)
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tools_list = QListWidget()
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
+        test_row.addWidget(self.reconnect_button)
         test_row.addWidget(self.status_label, 1)
 
         right = QVBoxLayout()
@@ -255,9 +262,23 @@ class McpPage(QWidget):
         self._show_entry(self._current)
 
     def set_manager(self, manager: McpManager | None) -> None:
-        """Show the live state of running servers (the app's manager)."""
+        """Show the live state of running servers (the app's manager), updated as it changes."""
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
         self.manager = manager
+        self.reconnect_button.setVisible(manager is not None)
+        if manager is not None:
+            self._unlisten = manager.registry.add_listener(self._show_status)
         self._show_status()
+
+    def reconnect(self) -> None:
+        """Restart the selected server now (the applied settings; apply first after editing)."""
+        if self.manager is None or not 0 <= self._current < len(self._entries):
+            return
+        name = self._entries[self._current].original_name
+        if name is not None:
+            self.manager.restart(name)
 
     def servers(self) -> list[McpServerSettings]:
         """The servers as edited (not applied)."""
@@ -431,12 +452,19 @@ class McpPage(QWidget):
     def _show_status(self) -> None:
         if self.manager is None or not 0 <= self._current < len(self._entries):
             return
+        if self.test_task is not None and not self.test_task.done():
+            return  # the test's outcome is what the user is waiting for
         entry = self._entries[self._current]
         if entry.original_name is None:
             return
         status = self.manager.status(entry.original_name)
-        self.status_label.setText(status.message)
-        self._show_tools(status.tools, status.problems)
+        try:
+            self.status_label.setText(status.message)
+            self._show_tools(status.tools, status.problems)
+        except RuntimeError:  # the page was deleted without being closed
+            if self._unlisten is not None:
+                self._unlisten()
+                self._unlisten = None
 
     def _show_tools(self, tools: list[tuple[str, str]], problems: list[str]) -> None:
         self.tools_list.clear()
@@ -513,6 +541,7 @@ class McpPage(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.test_task is not None and not self.test_task.done():
             self.test_task.cancel()
+        self.set_manager(None)
         super().closeEvent(event)
 
 
