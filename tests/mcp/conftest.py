@@ -58,7 +58,7 @@ async def manager(registry: ToolRegistry, tmp_path: Path) -> AsyncIterator[McpMa
     mgr = McpManager(
         registry,
         SecretStore(),
-        backoff=Backoff(initial=0.2, factor=2.0, maximum=1.0),
+        backoff=Backoff(initial=2.0, factor=2.0, maximum=8.0),  # a server that is down stays down while we look
         health_interval=0.5,
         connect_timeout=20.0,
         log_dir=tmp_path / "logs",

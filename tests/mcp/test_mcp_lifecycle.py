@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from weclaw_desktop.mcp import McpManager, ServerState
+from weclaw_desktop.mcp import Backoff, McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit import (
     AutoApprove,
@@ -72,12 +72,13 @@ async def test_crash_hides_the_tool_then_it_reconnects_with_backoff_and_works(
     manager: McpManager, registry: ToolRegistry, stdio_settings: Callable[..., McpServerSettings]
 ) -> None:
     await start(manager, stdio_settings())
+    conn = manager.tool("test").connection  # type: ignore[union-attr]
+    conn.backoff = Backoff(initial=1.5)  # long enough to look at it while it is down, even on a busy machine
     dispatcher = Dispatcher(registry, gate=AutoApprove())
     result = await dispatcher.dispatch(call("mcp_test_crash"), ToolContext())
     assert result.status is ToolStatus.ERROR
     assert result.output.startswith("MCP server 'test' closed the connection during the call (it may have crashed).")
 
-    conn = manager.tool("test").connection  # type: ignore[union-attr]
     assert await conn.wait_for(ServerState.DOWN, within=5)
     hidden = make_plan(registry, Policy()).hidden["mcp_test"]
     assert [d.code for d in hidden] == [Code.SERVER_UNAVAILABLE]
@@ -101,17 +102,18 @@ async def test_backoff_grows_while_the_server_cannot_start(
     manager: McpManager, registry: ToolRegistry, tmp_path: Path
 ) -> None:
     settings = McpServerSettings(name="missing", command=str(tmp_path / "no-such-server"))
+    manager.backoff = Backoff(initial=0.2, factor=2.0, maximum=1.0)
     await start(manager, settings, ServerState.DOWN)
     conn = manager.tool("missing").connection  # type: ignore[union-attr]
     assert conn.error == f"the command '{tmp_path / 'no-such-server'}' was not found; check the path or install it"
     delays = []
-    for _ in range(3):
+    for _ in range(4):
         assert conn.retry_at is not None
-        delays.append(round(conn.retry_at - time.monotonic(), 1))
+        delays.append(conn.retry_delay)
         attempts = conn.attempts
         assert await wait_until(lambda: conn.attempts != attempts)  # noqa: B023 - used at once
         assert await conn.wait_for(ServerState.DOWN, within=5)
-    assert delays[0] <= 0.2 and 0.3 <= delays[1] <= 0.4 and 0.7 <= delays[2] <= 0.8  # 0.2, 0.4, 0.8 s
+    assert delays == [0.2, 0.4, 0.8, 1.0]  # doubling, capped at the maximum
     diag = make_plan(registry, Policy()).hidden["mcp_missing"][0]
     assert diag.code is Code.SERVER_UNAVAILABLE
     assert diag.hint.startswith("It reconnects by itself")

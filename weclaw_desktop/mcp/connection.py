@@ -95,7 +95,8 @@ class McpConnection:
         self.instructions = ""
         self.error = ""
         self.error_code = Code.SERVER_UNAVAILABLE
-        self.retry_at: float | None = None
+        self.retry_at: float | None = None  # monotonic time of the next attempt while down
+        self.retry_delay: float | None = None  # the backoff chosen for it
         self.attempts = 0
         self._session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
@@ -279,6 +280,7 @@ class McpConnection:
         delay = self.backoff.delay(self.attempts) if retry else None
         if retry:
             self.attempts += 1
+        self.retry_delay = delay
         self.retry_at = time.monotonic() + delay if delay is not None else None
         self._broken, self._check, self._relist = "", False, False  # about the old session: no reason to hurry
         self._set(ServerState.DOWN)
