@@ -168,7 +168,7 @@ class McpConnection:
     ) -> types.CallToolResult:
         session = self._session
         if session is None or self.state is not ServerState.CONNECTED:
-            raise ServerUnavailableError(self.status_text())
+            raise ServerUnavailableError(f"{self.status_text()}. Tell the user, or use another tool.")
         try:
             result = await session.call_tool(
                 name, arguments, read_timeout_seconds=read_timeout_s, progress_callback=progress

@@ -167,7 +167,7 @@ class McpTool(BaseTool):
         try:
             result = await self.connection.call_tool(original, arguments, read_timeout_s=timeout, progress=progress)
         except ServerUnavailableError as exc:
-            return ToolResult.fail(redact(str(exc)) + " Do not retry it now; tell the user or use another tool.")
+            return ToolResult.fail(redact(str(exc)))
         except CallTimeoutError:
             return ToolResult.fail(
                 f"{label} did not finish within {timeout:g} s and was cancelled. "
