@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from tools_b.conftest import Run
+
 from weclaw_desktop.toolkit import ToolStatus
 
 
@@ -85,7 +85,11 @@ async def test_processes_with_no_match(run: Run) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [({"sort_by": "disk"}, "sort_by: Input should be 'cpu' or 'memory'"), ({"limit": 0}, "limit:"), ({"limit": 51}, "limit:")],
+    [
+        ({"sort_by": "disk"}, "sort_by: Input should be 'cpu' or 'memory'"),
+        ({"limit": 0}, "limit:"),
+        ({"limit": 51}, "limit:"),
+    ],
 )
 async def test_processes_bad_arguments(run: Run, args: dict[str, object], message: str) -> None:
     res = await run("system_info_processes", **args)

@@ -65,7 +65,7 @@ def diagnose(
         return [blocked]
     checker = registry.checker(tool, lambda: compile_requirement(tool_requirement(registry, tool), tool))
     result: list[Diagnostic] = checker(ctx)
-    return result
+    return result + registry.live_diagnostics(tool) if registry.is_dynamic(tool) else result
 
 
 def diagnose_action(registry: ToolRegistry, ctx: AvailabilityContext, tool: str, action_name: str) -> list[Diagnostic]:

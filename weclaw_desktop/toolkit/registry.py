@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from weclaw_desktop.toolkit.base import ActionDef, BaseTool, Risk
+from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.toolkit.manifest import Manifest, ToolSpec, format_validation_error, load_manifest
 
 log = logging.getLogger("weclaw.registry")
@@ -276,6 +277,15 @@ class ToolRegistry:
 
     def is_dynamic(self, tool: str) -> bool:
         return tool in self._dynamic
+
+    def live_diagnostics(self, tool: str) -> list[Diagnostic]:
+        """A dynamic tool's own reasons it cannot run now (e.g. its MCP server is down)."""
+        instance = self._tools.get(tool) if tool in self._dynamic else None
+        return instance.live_diagnostics() if instance is not None else []
+
+    def notify_changed(self) -> None:
+        """Tell listeners (the tool panel) that a tool's state changed without re-registering it."""
+        self._notify()
 
     # --- bridges --------------------------------------------------------------------------------
     def inject(self, bridges: Mapping[str, Any]) -> None:
