@@ -1,0 +1,133 @@
+"""Language cues that hold for every intent: is the request a knowledge question, or about the user's own
+things? They are properties of how people talk, not of any tool, so they live here and not in tools.json.
+
+A knowledge or how-to question ("Mac 上怎么查看隐藏文件？", "why is the sky blue") is answered by the
+model itself, so its scores are damped: a strong keyword still routes (to the medium tier), a generic word
+or a loose similarity no longer does. A request about the user's own things ("my laptop", "我的文件",
+"帮我", a path or address) is not damped: "why is my laptop so slow" needs the tools.
+"""
+
+from __future__ import annotations
+
+from weclaw_desktop.intent.matcher import KeywordMatcher
+from weclaw_desktop.intent.text import Prepared
+
+QUESTION = "question"
+PERSONAL = "personal"
+NEUTRAL = "neutral"  # contains a question word but asks about the user's world ("天气怎么样")
+
+QUESTION_CUES = {
+    "zh": [
+        "怎么",
+        "怎样",
+        "如何",
+        "为什么",
+        "为啥",
+        "是什么",
+        "什么是",
+        "什么意思",
+        "啥意思",
+        "啥是",
+        "区别",
+        "原理",
+        "有哪些",
+        "哪个好",
+        "好不好",
+        "解释一下",
+        "介绍一下",
+        "讲讲",
+        "讲一讲",
+        "科普",
+        "是不是真的",
+        "有什么用",
+        "什么叫",
+        "咋回事",
+        "怎么回事",
+        "该不该",
+        "要不要",
+        "建议",
+    ],
+    "en": [
+        "how do",
+        "how does",
+        "how can",
+        "how to",
+        "how would",
+        "how should",
+        "why",
+        "what is a",
+        "what is an",
+        "what's a",
+        "what's an",
+        "what are",
+        "what is the difference",
+        "what is the meaning",
+        "what's the difference",
+        "what does",
+        "explain",
+        "tell me about",
+        "difference between",
+        "is it true",
+        "should i",
+        "any tips",
+        "tips for",
+        "what happens",
+        "who is",
+        "who was",
+        "meaning of",
+    ],
+}
+PERSONAL_CUES = {
+    "zh": [
+        "帮我",
+        "给我",
+        "替我",
+        "我的",
+        "我电脑",
+        "我手机",
+        "我这",
+        "这台",
+        "本机",
+        "这个文件",
+        "我刚",
+        "咱",
+    ],
+    "en": [
+        "my",
+        "mine",
+        "for me",
+        "this computer",
+        "this machine",
+        "this pc",
+        "this mac",
+        "this laptop",
+        "i just",
+        "you told me",
+        "did you tell me",
+        "you said",
+        "we talked",
+        "we discussed",
+    ],
+}
+NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还"]
+
+
+CUE_LAYER = 1  # cue matches never suppress intent keywords, nor the other way round
+
+
+def add_cues(matcher: KeywordMatcher) -> None:
+    """Put the cue phrases into ``matcher`` (one pass over the text finds keywords and cues)."""
+    for lang in ("zh", "en"):
+        for phrase in QUESTION_CUES[lang]:
+            matcher.add(QUESTION, phrase, 1.0, CUE_LAYER)
+        for phrase in PERSONAL_CUES[lang]:
+            matcher.add(PERSONAL, phrase, 1.0, CUE_LAYER)
+    for phrase in NEUTRAL_CUES:
+        matcher.add(NEUTRAL, phrase, 1.0, CUE_LAYER)
+
+
+def is_knowledge_question(cues: set[str], prepared: Prepared) -> bool:
+    """A question the model answers itself: a question cue, and nothing about the user's own things."""
+    if QUESTION not in cues:
+        return False
+    return not (PERSONAL in cues or prepared.has_path or prepared.has_url or prepared.has_email)

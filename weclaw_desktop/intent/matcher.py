@@ -1,0 +1,121 @@
+"""Keyword matching over units: every keyword of every intent in one pass over the request.
+
+Keywords are indexed by their first unit, so a request is scanned once, position by position, and only
+the keywords that start with the unit at hand are compared. A keyword may hold gaps (``发*手机``: "发",
+then "手机" within a few units), which covers the words people put in between ("发到我的手机").
+
+When one match lies inside a longer one, only the longer one counts ("我复制了" beats "复制"): the most
+specific phrase wins, whichever intent it belongs to.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from weclaw_desktop.intent.text import keyword_units
+
+MAX_GAP = 6  # units allowed between the segments of a gapped keyword
+
+
+@dataclass(frozen=True)
+class Keyword:
+    intent: str
+    phrase: str
+    segments: tuple[tuple[str, ...], ...]
+    weight: float
+    layer: int = 0  # matches suppress each other only within a layer (intents vs. language cues)
+
+    @property
+    def length(self) -> int:
+        return sum(len(s) for s in self.segments)
+
+
+@dataclass(frozen=True)
+class Match:
+    keyword: Keyword
+    start: int
+    end: int  # exclusive
+
+    def inside(self, other: Match) -> bool:
+        return (
+            other.keyword.layer == self.keyword.layer
+            and other.start <= self.start
+            and self.end <= other.end
+            and (self.end - self.start) < (other.end - other.start)
+        )
+
+
+class KeywordMatcher:
+    """Plain keywords are looked up as unit tuples (one dict probe per position and length); keywords
+    with gaps are compared segment by segment."""
+
+    def __init__(self) -> None:
+        self._plain: dict[tuple[str, ...], list[Keyword]] = defaultdict(list)
+        self._lengths: dict[str, tuple[int, ...]] = {}
+        self._gapped: dict[str, list[Keyword]] = defaultdict(list)
+        self._pending_lengths: dict[str, set[int]] = defaultdict(set)
+        self.size = 0
+
+    def add(self, intent: str, phrase: str, weight: float, layer: int = 0) -> None:
+        segments = tuple(tuple(s) for s in keyword_units(phrase) if s)
+        if not segments:
+            return
+        kw = Keyword(intent, phrase, segments, weight, layer)
+        if len(segments) == 1:
+            self._plain[segments[0]].append(kw)
+            self._pending_lengths[segments[0][0]].add(len(segments[0]))
+        else:
+            self._gapped[segments[0][0]].append(kw)
+        self.size += 1
+
+    def finish(self) -> None:
+        self._lengths = {u: tuple(sorted(ls)) for u, ls in self._pending_lengths.items()}
+
+    def find(self, units: list[str]) -> list[Match]:
+        """Maximal matches: a match inside a longer match of the same layer is dropped."""
+        found: list[Match] = []
+        tu = tuple(units)
+        n = len(tu)
+        lengths, plain, gapped = self._lengths, self._plain, self._gapped
+        for i in range(n):
+            u = tu[i]
+            for k in lengths.get(u, ()):
+                if i + k > n:
+                    break
+                hits = plain.get(tu[i : i + k])
+                if hits:
+                    found.extend(Match(kw, i, i + k) for kw in hits)
+            for kw in gapped.get(u, ()):
+                end = _match_at(kw.segments, tu, i, n)
+                if end > 0:
+                    found.append(Match(kw, i, end))
+        if len(found) < 2:
+            return found
+        found.sort(key=lambda m: m.start - m.end)  # longest first
+        kept: list[Match] = []
+        for m in found:
+            if not any(m.inside(k) for k in kept):
+                kept.append(m)
+        return kept
+
+
+def _match_at(segments: tuple[tuple[str, ...], ...], units: tuple[str, ...], i: int, n: int) -> int:
+    """End index (exclusive) of ``segments`` matched at ``i``, or 0."""
+    first = segments[0]
+    k = len(first)
+    if i + k > n or units[i : i + k] != first:
+        return 0
+    pos = i + k
+    for seg in segments[1:]:
+        k = len(seg)
+        limit = min(n - k, pos + MAX_GAP)
+        j = pos
+        while j <= limit:
+            if units[j] == seg[0] and units[j : j + k] == seg:
+                break
+            j += 1
+        else:
+            return 0
+        pos = j + k
+    return pos
