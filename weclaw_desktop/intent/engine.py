@@ -31,6 +31,7 @@ from weclaw_desktop.toolkit.manifest import ExposureSettings, Manifest
 STRONG = 0.85
 WEAK = 0.4
 QUESTION_DAMP = 0.3
+SIMILARITY_FLOOR = 0.05
 
 RECOMMENDED = "recommended"
 EXPANDED = "expanded"
@@ -99,15 +100,17 @@ class IntentEngine:
             if m.keyword.phrase not in s.matched:
                 s.keyword = 1 - (1 - s.keyword) * (1 - m.keyword.weight)
                 s.matched.append(m.keyword.phrase)
-        if self.similarity_weight > 0:
+        w = self.similarity_weight
+        if w > 0:
             for name, sim in self._index.scores(prepared.units).items():
                 s = found.get(name)
                 if s is None:
+                    if w * sim < SIMILARITY_FLOOR:
+                        continue  # too faint to matter alone
                     s = found[name] = IntentScore(name, 0.0)
                 s.similarity = sim
         question = is_knowledge_question(cues, prepared)
         damp = QUESTION_DAMP if question else 1.0
-        w = self.similarity_weight
         for s in found.values():
             s.score = (1 - (1 - s.keyword) * (1 - w * s.similarity)) * damp
         ranked = sorted(found.values(), key=lambda s: -s.score)

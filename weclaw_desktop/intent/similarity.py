@@ -16,7 +16,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from weclaw_desktop.intent.text import is_cjk, stem
+from weclaw_desktop.intent.text import stem
 
 # Function characters and words: they say nothing about the need.
 STOP_CJK = frozenset(
@@ -33,22 +33,27 @@ STOP_EN = frozenset(stem(w) for w in _STOP_EN_WORDS.split())
 CJK_UNIGRAM_WEIGHT = 0.4
 
 
-def terms(units: list[str]) -> Counter[str]:
+def terms(units: list[str]) -> dict[str, float]:
     """Weighted terms of a unit sequence (markers such as ‹path› are left to the keyword matcher)."""
-    out: Counter[str] = Counter()
+    out: dict[str, float] = {}
+    get = out.get
     prev = ""
+    prev_stop = True
+    stop_cjk, stop_en = STOP_CJK, STOP_EN
     for u in units:
-        if is_cjk(u):
-            if u not in STOP_CJK:
-                out[u] += CJK_UNIGRAM_WEIGHT
-            if prev and not (prev in STOP_CJK and u in STOP_CJK):
-                out[prev + u] += 1.0
-            prev = u
+        if len(u) == 1 and u >= "\u3400":  # a CJK character
+            stop = u in stop_cjk
+            if not stop:
+                out[u] = get(u, 0.0) + CJK_UNIGRAM_WEIGHT
+            if prev and not (prev_stop and stop):
+                bigram = prev + u
+                out[bigram] = get(bigram, 0.0) + 1.0
+            prev, prev_stop = u, stop
             continue
         prev = ""
-        if u[0] in "‹#" or u in STOP_EN or len(u) < 2:
+        if len(u) < 2 or u[0] in "‹#" or u in stop_en:
             continue
-        out[u] += 1.0
+        out[u] = get(u, 0.0) + 1.0
     return out
 
 
@@ -61,7 +66,7 @@ class BM25Index:
     def add(self, doc: str, units: Iterable[list[str]]) -> None:
         bag = self._docs.setdefault(doc, Counter())
         for u in units:
-            bag.update(terms(u))
+            bag.update(terms(u))  # Counter.update adds the weights
 
     def finish(self) -> None:
         n_docs = len(self._docs) or 1
@@ -80,12 +85,13 @@ class BM25Index:
 
     def scores(self, units: list[str]) -> dict[str, float]:
         """Document -> similarity in 0..1."""
-        raw: dict[str, float] = defaultdict(float)
+        raw: dict[str, float] = {}
+        get = raw.get
         postings = self._postings
         for term, qw in terms(units).items():
             plist = postings.get(term)
             if plist:
                 for doc, w in plist:
-                    raw[doc] += qw * w
+                    raw[doc] = get(doc, 0.0) + qw * w
         k = self.k
         return {doc: s / (s + k) for doc, s in raw.items()}
