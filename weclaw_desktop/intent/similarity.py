@@ -6,8 +6,8 @@ of its keywords, examples and descriptions: Chinese character bigrams and single
 weight, function characters dropped) and English stems (function words dropped). A request is scored
 against every document through an inverted index, so the cost grows with the request, not the catalogue.
 
-Length normalisation is mild (``b``) so a big intent, with many keywords, is not pushed down for its size;
-the score is mapped to 0..1 by ``s / (s + k)``.
+There is no length normalisation by default (``b = 0``): a big intent, with many keywords, must not be
+pushed down for its size. The score is mapped to 0..1 by ``s / (s + k)``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def terms(units: list[str]) -> dict[str, float]:
 
 
 class BM25Index:
-    def __init__(self, k1: float = 1.2, b: float = 0.3, k: float = 4.0) -> None:
+    def __init__(self, k1: float = 1.2, b: float = 0.0, k: float = 4.0) -> None:
         self.k1, self.b, self.k = k1, b, k
         self._postings: dict[str, list[tuple[str, float]]] = {}
         self._docs: dict[str, Counter[str]] = {}
