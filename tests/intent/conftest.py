@@ -9,11 +9,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from routing_helpers import all_enabled  # noqa: E402
+from routing_helpers import all_enabled
 
-from weclaw_desktop.paths import tools_json_path  # noqa: E402
-from weclaw_desktop.toolkit.manifest import Manifest, load_manifest  # noqa: E402
-from weclaw_desktop.toolkit.registry import ToolRegistry  # noqa: E402
+from weclaw_desktop.paths import tools_json_path
+from weclaw_desktop.toolkit.manifest import Manifest, load_manifest
+from weclaw_desktop.toolkit.registry import ToolRegistry
 
 DATA = Path(__file__).parent / "data"
 

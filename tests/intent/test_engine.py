@@ -85,11 +85,20 @@ def test_disabled_tools_are_never_routed() -> None:
 
 
 def test_recommended_tools_come_before_alternatives_under_the_tool_limit() -> None:
-    e = engine(max_tools_per_request=2)
-    # files (weak: expanded -> files, shell) and archive (strong: zipper) together
-    route = e.route("zip that file")
-    assert route.tools == ["zipper", "files"]  # shell, an alternative, is cut first
+    data = small_manifest(max_tools_per_request=2)
+    data["intents"]["archive"]["weak"] = {"en": ["bundle"]}
+    route = IntentEngine(make(data)).route("bundle that file")  # two medium intents: both expanded
+    assert route.tier == "expanded"
+    assert set(route.tools) == {"zipper", "files"}  # shell, an alternative, is cut first
     assert "shell" not in route.reasons
+
+
+def test_a_side_intent_beside_a_confident_one_needs_more_than_one_generic_word() -> None:
+    route = engine().route("zip that file")  # archive strong, files only the weak word 'file'
+    assert route.tools == ["zipper"]
+    assert route.tier == "recommended"
+    route = engine().route("zip and rename that file")  # files strong too: the union
+    assert set(route.tools) == {"zipper", "files"}
 
 
 def test_thresholds_come_from_tools_json() -> None:

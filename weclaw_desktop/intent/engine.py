@@ -12,9 +12,10 @@ Matches combine as a noisy OR, ``1 - (1 - a)(1 - b)...``: every extra piece of e
 and nothing divides by the number of keywords, so a big intent is never pushed down for its size.
 Knowledge and how-to questions are damped (see :mod:`cues`).
 
-Tiers: an intent at or above ``high_threshold`` contributes its recommended tools; one between the
-thresholds contributes recommended + alternative (tier "expanded"); none above ``medium_threshold``
--> tier "clarify", no domain tools. Several intents above the threshold expose the union.
+Tiers: an intent at or above ``high_threshold`` contributes its recommended tools; when the best intent
+is only between the thresholds, the intents there contribute recommended + alternative (tier
+"expanded"); none above ``medium_threshold`` -> tier "clarify", no domain tools. Several intents above
+``medium_threshold`` expose the union (a medium one beside a high one adds its recommended tools).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ STRONG = 0.85
 WEAK = 0.4
 QUESTION_DAMP = 0.3
 SIMILARITY_FLOOR = 0.05
+SECONDARY = 0.42
 
 RECOMMENDED = "recommended"
 EXPANDED = "expanded"
@@ -122,11 +124,17 @@ class IntentEngine:
         ranked, question = self.score(text)
         high, medium = self.settings.high_threshold, self.settings.medium_threshold
         chosen = [s for s in ranked if s.score >= medium]
+        if chosen and chosen[0].score >= high:
+            # beside a confident intent, a side intent needs more than one generic word
+            chosen = chosen[:1] + [s for s in chosen[1:] if s.score >= SECONDARY]
         route = Route(tier=CLARIFY, confidence=ranked[0].score if ranked else 0.0, intents=chosen, tools=[])
         route.question, route.candidates = question, ranked
         if not chosen:
             return route
-        tiers = {s.name: RECOMMENDED if s.score >= high else EXPANDED for s in chosen}
+        # a medium intent is widened with its alternatives only when nothing is certain: beside a
+        # high-confidence intent it is a side need, and its recommended tools are enough
+        widen = chosen[0].score < high
+        tiers = {s.name: RECOMMENDED if s.score >= high or not widen else EXPANDED for s in chosen}
         # recommended tools of every chosen intent first, then alternatives: the limit drops alternatives first
         for s in chosen:
             self._add(route, s, self.manifest.intents[s.name].recommended, tiers[s.name], allowed)

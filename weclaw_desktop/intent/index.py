@@ -1,6 +1,6 @@
 """The tool index behind ``tool_search``: find tools by describing a need.
 
-It is injected as the ``tool_index`` bridge. A query is scored two ways and the better score wins:
+It is injected as the ``tool_index`` bridge. A query is scored two ways:
 
 - routing: the query goes through the intent engine; an intent's recommended tools get its score, its
   alternatives a little less;
@@ -9,7 +9,7 @@ It is injected as the ``tool_index`` bridge. A query is scored two ways and the 
   tools registered at run time.
 
 A tool named in the query ("use the archive tool") scores highest. The index is rebuilt lazily after the
-registry changes (a dynamic tool added or removed).
+registry changes (a dynamic tool added or removed). The two scores combine as a noisy OR.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class ToolIndex:
             for intent in self.registry.manifest.intents.values():
                 if tool in intent.recommended:
                     texts += intent.keywords.all()
-            index.add(tool, (keyword_units(t) for t in texts if t))
+            index.add(tool, (u for t in texts if t for u in keyword_units(t)))
         index.finish()
         self._tools = tools
         return index
@@ -96,10 +96,13 @@ class ToolIndex:
                 if tool in scores:
                     scores[tool] = max(scores[tool], s.score * ALTERNATIVE_FACTOR)
         for tool, sim in index.scores(prepare(query).units).items():
-            scores[tool] = max(scores[tool], sim)
+            scores[tool] = 1 - (1 - scores[tool]) * (1 - sim)
         text = normalise(query)
         for tool in tools:
-            if re.search(rf"\b{re.escape(tool)}\b", text):
+            # "chat_history", "the web tool": named outright (a bare "file" or "open" is just a word)
+            if re.search(rf"\b{re.escape(tool)}(?:\s*tool\b|\s*工具)", text) or (
+                "_" in tool and re.search(rf"\b{re.escape(tool)}\b", text)
+            ):
                 scores[tool] = 1.0
         best = sorted((t for t in tools if scores[t] >= MIN_SCORE), key=lambda t: -scores[t])[:limit]
         lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
