@@ -3,8 +3,9 @@ things? They are properties of how people talk, not of any tool, so they live he
 
 A knowledge or how-to question ("Mac 上怎么查看隐藏文件？", "why is the sky blue") is answered by the
 model itself, so its scores are damped: a strong keyword still routes (to the medium tier), a generic word
-or a loose similarity no longer does. A request about the user's own things ("my laptop", "我的文件",
-"帮我", a path or address) is not damped: "why is my laptop so slow" needs the tools.
+or a loose similarity no longer does. A request about the user's own things ("my laptop", "我的文件", a path or
+address) or phrased as a request ("帮我", "查一下", "can you") is not damped: "why is my laptop so slow"
+needs the tools.
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ QUESTION_CUES = {
         "what is an",
         "what's a",
         "what's an",
-        "what are",
         "what is the difference",
         "what is the meaning",
         "what's the difference",
@@ -77,6 +77,7 @@ QUESTION_CUES = {
         "meaning of",
     ],
 }
+# about the user's own things, or phrased as a request ("一下" makes a verb a request: 查一下, 看一下)
 PERSONAL_CUES = {
     "zh": [
         "帮我",
@@ -91,6 +92,11 @@ PERSONAL_CUES = {
         "这个文件",
         "我刚",
         "咱",
+        "一下",
+        "看看",
+        "查查",
+        "帮忙",
+        "麻烦",
     ],
     "en": [
         "my",
@@ -107,6 +113,9 @@ PERSONAL_CUES = {
         "you said",
         "we talked",
         "we discussed",
+        "can you",
+        "could you",
+        "please",
     ],
 }
 NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还"]

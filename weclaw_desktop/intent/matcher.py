@@ -34,16 +34,26 @@ class Keyword:
 @dataclass(frozen=True)
 class Match:
     keyword: Keyword
-    start: int
-    end: int  # exclusive
+    spans: tuple[tuple[int, int], ...]  # (start, end exclusive) of each matched segment; gaps are not covered
+
+    @property
+    def start(self) -> int:
+        return self.spans[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.spans[-1][1]
+
+    @property
+    def size(self) -> int:
+        return sum(e - s for s, e in self.spans)
 
     def inside(self, other: Match) -> bool:
-        return (
-            other.keyword.layer == self.keyword.layer
-            and other.start <= self.start
-            and self.end <= other.end
-            and (self.end - self.start) < (other.end - other.start)
-        )
+        """Every unit of this match is matched by ``other``, a longer match of the same layer. Words in
+        the gap of a gapped keyword stay free ("make a zip of my folder": 'zip' is not inside 'make*folder')."""
+        if other.keyword.layer != self.keyword.layer or self.size >= other.size:
+            return False
+        return all(any(os <= s and e <= oe for os, oe in other.spans) for s, e in self.spans)
 
 
 class KeywordMatcher:
@@ -85,14 +95,14 @@ class KeywordMatcher:
                     break
                 hits = plain.get(tu[i : i + k])
                 if hits:
-                    found.extend(Match(kw, i, i + k) for kw in hits)
+                    found.extend(Match(kw, ((i, i + k),)) for kw in hits)
             for kw in gapped.get(u, ()):
-                end = _match_at(kw.segments, tu, i, n)
-                if end > 0:
-                    found.append(Match(kw, i, end))
+                spans = _match_at(kw.segments, tu, i, n)
+                if spans:
+                    found.append(Match(kw, spans))
         if len(found) < 2:
             return found
-        found.sort(key=lambda m: m.start - m.end)  # longest first
+        found.sort(key=lambda m: -m.size)  # longest first
         kept: list[Match] = []
         for m in found:
             if not any(m.inside(k) for k in kept):
@@ -100,12 +110,15 @@ class KeywordMatcher:
         return kept
 
 
-def _match_at(segments: tuple[tuple[str, ...], ...], units: tuple[str, ...], i: int, n: int) -> int:
-    """End index (exclusive) of ``segments`` matched at ``i``, or 0."""
+def _match_at(
+    segments: tuple[tuple[str, ...], ...], units: tuple[str, ...], i: int, n: int
+) -> tuple[tuple[int, int], ...]:
+    """The spans of ``segments`` matched from ``i`` (each within MAX_GAP of the previous), or ()."""
     first = segments[0]
     k = len(first)
     if i + k > n or units[i : i + k] != first:
-        return 0
+        return ()
+    spans = [(i, i + k)]
     pos = i + k
     for seg in segments[1:]:
         k = len(seg)
@@ -116,6 +129,7 @@ def _match_at(segments: tuple[tuple[str, ...], ...], units: tuple[str, ...], i: 
                 break
             j += 1
         else:
-            return 0
+            return ()
         pos = j + k
-    return pos
+        spans.append((j, pos))
+    return tuple(spans)

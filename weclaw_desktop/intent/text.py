@@ -47,11 +47,12 @@ _QUOTED = re.compile(
     r"“[^”]{1,80}”|「[^」]{1,80}」|『[^』]{1,80}』|\"[^\"]{1,80}\"|(?:(?<=\s)|^)'[^']{2,80}'(?=[\s,.;:!?]|$)"
 )
 _MATH = re.compile(
-    r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%\s*(?:of|的)"
+    r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
 )
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
-    r"[" + _CN_NUM + r"\d]{1,3}\s*点(?:半|一刻|钟|\s*[" + _CN_NUM + r"\d]{1,3}\s*分?)?"
+    r"\d{1,2}\s*点(?!\d)|(?:早上|上午|中午|下午|傍晚|晚上|凌晨|今晚|明早|明晚|夜里)[" + _CN_NUM + r"]{1,3}点"
+    r"|[" + _CN_NUM + r"]{1,3}点(?:半|钟|一刻|[" + _CN_NUM + r"]{1,3}分)"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight)\b"
 )
 _HAS_DIGIT = re.compile(r"\d")
@@ -153,7 +154,7 @@ def stem(word: str) -> str:
         w = _undouble(w[:-3])
     elif w.endswith("ed") and len(w) > 4:
         w = _undouble(w[:-2])
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is", "ws", "as")):
         w = w[:-1]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
