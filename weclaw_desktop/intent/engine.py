@@ -40,7 +40,7 @@ EXPANDED = "expanded"
 CLARIFY = "clarify"
 
 
-@dataclass
+@dataclass(slots=True)
 class IntentScore:
     name: str
     score: float

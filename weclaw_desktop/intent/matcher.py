@@ -1,7 +1,7 @@
 """Keyword matching over units: every keyword of every intent in one pass over the request.
 
-Keywords are indexed by their first unit, so a request is scanned once, position by position, and only
-the keywords that start with the unit at hand are compared. A keyword may hold gaps (``发*手机``: "发",
+Keywords sit in a trie of units, so a request is scanned once, position by position, and only the
+keywords that start with the units at hand are compared. A keyword may hold gaps (``发*手机``: "发",
 then "手机" within a few units), which covers the words people put in between ("发到我的手机").
 
 When one match lies inside a longer one, only the longer one counts ("我复制了" beats "复制"): the most
@@ -31,10 +31,15 @@ class Keyword:
         return sum(len(s) for s in self.segments)
 
 
-@dataclass(frozen=True)
 class Match:
-    keyword: Keyword
-    spans: tuple[tuple[int, int], ...]  # (start, end exclusive) of each matched segment; gaps are not covered
+    """One keyword found in a request."""
+
+    __slots__ = ("keyword", "size", "spans")
+
+    def __init__(self, keyword: Keyword, spans: tuple[tuple[int, int], ...]) -> None:
+        self.keyword = keyword
+        self.spans = spans  # (start, end exclusive) of each matched segment; gaps are not covered
+        self.size = sum(e - s for s, e in spans)  # units matched
 
     @property
     def start(self) -> int:
@@ -44,10 +49,6 @@ class Match:
     def end(self) -> int:
         return self.spans[-1][1]
 
-    @property
-    def size(self) -> int:
-        return sum(e - s for s, e in self.spans)
-
     def inside(self, other: Match) -> bool:
         """Every unit of this match is matched by ``other``, a longer match of the same layer. Words in
         the gap of a gapped keyword stay free ("make a zip of my folder": 'zip' is not inside 'make*folder')."""
@@ -55,16 +56,20 @@ class Match:
             return False
         return all(any(os <= s and e <= oe for os, oe in other.spans) for s, e in self.spans)
 
+    def __repr__(self) -> str:
+        return f"Match({self.keyword.phrase!r}, {self.spans})"
+
+
+_Node = dict[str, "tuple[_Node, list[Keyword]]"]
+
 
 class KeywordMatcher:
-    """Plain keywords are looked up as unit tuples (one dict probe per position and length); keywords
-    with gaps are compared segment by segment."""
+    """Plain keywords live in a trie of units, walked from every position of the request (a walk stops at
+    the first unit no keyword continues with); keywords with gaps are compared segment by segment."""
 
     def __init__(self) -> None:
-        self._plain: dict[tuple[str, ...], list[Keyword]] = defaultdict(list)
-        self._lengths: dict[str, tuple[int, ...]] = {}
+        self._trie: _Node = {}
         self._gapped: dict[str, list[Keyword]] = defaultdict(list)
-        self._pending_lengths: dict[str, set[int]] = defaultdict(set)
         self.size = 0
 
     def add(self, intent: str, phrase: str, weight: float, layer: int = 0) -> None:
@@ -73,39 +78,59 @@ class KeywordMatcher:
             return
         kw = Keyword(intent, phrase, segments, weight, layer)
         if len(segments) == 1:
-            self._plain[segments[0]].append(kw)
-            self._pending_lengths[segments[0][0]].add(len(segments[0]))
+            node = self._trie
+            outs: list[Keyword] = []
+            for u in segments[0]:
+                child = node.get(u)
+                if child is None:
+                    child = node[u] = ({}, [])
+                node, outs = child
+            outs.append(kw)
         else:
             self._gapped[segments[0][0]].append(kw)
         self.size += 1
 
     def finish(self) -> None:
-        self._lengths = {u: tuple(sorted(ls)) for u, ls in self._pending_lengths.items()}
+        """Kept for callers that build in two steps; the trie needs no finishing."""
 
     def find(self, units: list[str]) -> list[Match]:
         """Maximal matches: a match inside a longer match of the same layer is dropped."""
         found: list[Match] = []
         tu = tuple(units)
         n = len(tu)
-        lengths, plain, gapped = self._lengths, self._plain, self._gapped
+        root, gapped = self._trie, self._gapped
         for i in range(n):
             u = tu[i]
-            for k in lengths.get(u, ()):
-                if i + k > n:
+            step = root.get(u)
+            j = i + 1
+            while step is not None:
+                node, outs = step
+                for kw in outs:
+                    found.append(Match(kw, ((i, j),)))
+                if j >= n:
                     break
-                hits = plain.get(tu[i : i + k])
-                if hits:
-                    found.extend(Match(kw, ((i, i + k),)) for kw in hits)
-            for kw in gapped.get(u, ()):
-                spans = _match_at(kw.segments, tu, i, n)
-                if spans:
-                    found.append(Match(kw, spans))
+                step = node.get(tu[j])
+                j += 1
+            kws = gapped.get(u)
+            if kws:
+                for kw in kws:
+                    spans = _match_at(kw.segments, tu, i, n)
+                    if spans:
+                        found.append(Match(kw, spans))
         if len(found) < 2:
             return found
         found.sort(key=lambda m: -m.size)  # longest first
         kept: list[Match] = []
+        distinct: list[Match] = []  # one kept match per (layer, spans): the same spans give the same verdict
+        verdicts: dict[tuple[int, tuple[tuple[int, int], ...]], bool] = {}
         for m in found:
-            if not any(m.inside(k) for k in kept):
+            key = (m.keyword.layer, m.spans)
+            keep = verdicts.get(key)
+            if keep is None:
+                keep = verdicts[key] = not any(m.inside(k) for k in distinct)
+                if keep:
+                    distinct.append(m)
+            if keep:
                 kept.append(m)
         return kept
 
