@@ -1,0 +1,272 @@
+"""The one path-safety check for every tool that touches a user's files.
+
+A path the model sends is turned into an absolute, symlink-resolved :class:`~pathlib.Path`, or refused
+with a :class:`ToolError` that says why and what to do:
+
+- ``~`` is expanded; a relative path is relative to the user's home folder (or, when the home folder is
+  not one of the allowed roots, to the first allowed root).
+- The path must lie inside an allowed root: ``ctx.allowed_roots`` (default: the home folder), and
+  ``ctx.outputs_dir`` is always allowed. Containment is checked after resolving ``..`` and symlinks, so
+  ``~/../etc/passwd`` and a link that points out of the root are both refused.
+- Denied folders are never touched, even inside an allowed root: SSH/GPG/cloud credentials, keyrings,
+  browser profiles (cookies, saved passwords) on Windows, macOS and Linux, and WeClaw's own database and
+  config. The check is done on the path as written and on the resolved path.
+- Windows drive paths (``C:\\Users\\me``) work on Windows; on macOS/Linux they get a clear error instead of
+  silently becoming a file named ``C:\\Users\\me`` in the home folder.
+
+Use :func:`resolve_user_path` for one path, or a :class:`PathGuard` when walking many (search, zip).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path, PurePath
+
+from weclaw_desktop.toolkit.base import ToolContext, ToolError
+
+RELATIVE_NOTE = "Relative paths are relative to the user's home folder; '~' also means the home folder."
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_DRIVE_ABS = re.compile(r"^[A-Za-z]:[\\/]")
+_CASE_INSENSITIVE = sys.platform in ("win32", "darwin")
+
+# Home-relative folders and files that hold credentials or private browser data, on any OS.
+_DENIED_IN_HOME: tuple[str, ...] = (
+    # keys and credentials
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".config/gcloud",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".password-store",
+    # keyrings
+    ".local/share/keyrings",
+    "Library/Keychains",
+    # browser profiles - Linux (native, flatpak, snap)
+    ".config/google-chrome",
+    ".config/google-chrome-beta",
+    ".config/chromium",
+    ".config/microsoft-edge",
+    ".config/BraveSoftware",
+    ".mozilla",
+    ".var/app/org.mozilla.firefox",
+    ".var/app/com.google.Chrome",
+    ".var/app/org.chromium.Chromium",
+    ".var/app/com.microsoft.Edge",
+    "snap/firefox",
+    "snap/chromium",
+    # browser profiles - macOS
+    "Library/Application Support/Google/Chrome",
+    "Library/Application Support/Chromium",
+    "Library/Application Support/Microsoft Edge",
+    "Library/Application Support/BraveSoftware",
+    "Library/Application Support/Firefox",
+    "Library/Safari",
+    "Library/Containers/com.apple.Safari",
+    "Library/Cookies",
+)
+
+# Relative to %LOCALAPPDATA% / %APPDATA% on Windows (also checked under the default AppData in home).
+_DENIED_IN_LOCALAPPDATA: tuple[str, ...] = (
+    "Google/Chrome/User Data",
+    "Chromium/User Data",
+    "Microsoft/Edge/User Data",
+    "BraveSoftware",
+    "Mozilla/Firefox",
+    "Microsoft/Credentials",
+    "Microsoft/Vault",
+)
+_DENIED_IN_APPDATA: tuple[str, ...] = (
+    "Mozilla/Firefox",
+    "Microsoft/Credentials",
+    "Microsoft/Protect",
+    "Microsoft/Crypto",
+    "Microsoft/SystemCertificates",
+)
+
+
+def _key(path: PurePath) -> tuple[str, ...]:
+    parts = path.parts
+    return tuple(p.casefold() for p in parts) if _CASE_INSENSITIVE else parts
+
+
+def is_within(path: PurePath, root: PurePath) -> bool:
+    """True when ``path`` is ``root`` or inside it (both absolute and normalised)."""
+    p, r = _key(path), _key(root)
+    return p[: len(r)] == r
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _lexical(path: Path) -> Path:
+    return Path(os.path.normpath(path))
+
+
+def home_folder() -> Path:
+    """The user's home folder (``$HOME``, or ``%USERPROFILE%`` on Windows)."""
+    return Path(os.path.expanduser("~"))
+
+
+def denied_paths(home: Path | None = None) -> list[Path]:
+    """Folders and files no tool may read or change (as written, not resolved)."""
+    home = home or home_folder()
+    found = [home / rel for rel in _DENIED_IN_HOME]
+    local_bases = [home / "AppData" / "Local"]
+    roaming_bases = [home / "AppData" / "Roaming"]
+    if os.environ.get("LOCALAPPDATA"):
+        local_bases.append(Path(os.environ["LOCALAPPDATA"]))
+    if os.environ.get("APPDATA"):
+        roaming_bases.append(Path(os.environ["APPDATA"]))
+    found += [base / rel for base in local_bases for rel in _DENIED_IN_LOCALAPPDATA]
+    found += [base / rel for base in roaming_bases for rel in _DENIED_IN_APPDATA]
+    found += _weclaw_private()
+    return found
+
+
+def _weclaw_private() -> list[Path]:
+    from weclaw_desktop.paths import app_paths
+
+    paths = app_paths()
+    db = paths.database
+    return [
+        db,
+        db.with_name(db.name + "-wal"),
+        db.with_name(db.name + "-shm"),
+        db.with_name(db.name + "-journal"),
+        paths.config,
+    ]
+
+
+class PathGuard:
+    """The allowed roots and denied paths of one tool call. Cheap to build; build one per call."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.home = home_folder()
+        configured = [Path(os.path.expanduser(str(r))) for r in ctx.allowed_roots] or [self.home]
+        self.roots: list[Path] = _unique([_real(r) for r in configured])
+        self.outputs_dir = _real(Path(ctx.outputs_dir).expanduser())
+        self._all_roots = _unique([*self.roots, self.outputs_dir])
+        denied = denied_paths(self.home)
+        self._denied: list[Path] = _unique([_lexical(d) for d in denied] + [_real(d) for d in denied])
+        real_home = _real(self.home)
+        self.base = real_home if any(is_within(real_home, r) for r in self.roots) else self.roots[0]
+
+    # --- checks ------------------------------------------------------------------------------------
+    def denied_match(self, path: Path) -> Path | None:
+        """The denied path that ``path`` (absolute, normalised) is inside, if any."""
+        for denied in self._denied:
+            if is_within(path, denied):
+                return denied
+        return None
+
+    def is_denied(self, path: Path) -> bool:
+        return self.denied_match(_lexical(path)) is not None or self.denied_match(_real(path)) is not None
+
+    def is_allowed(self, path: Path) -> bool:
+        """True when a path found while walking (search, zip) may be used: inside a root, not denied."""
+        real = _real(path)
+        return any(is_within(real, r) for r in self._all_roots) and not self.is_denied(path)
+
+    def describe_roots(self) -> str:
+        return ", ".join(str(r) for r in self._all_roots)
+
+    # --- resolve -----------------------------------------------------------------------------------
+    def resolve(self, raw: str, *, must_exist: bool = False, for_write: bool = False, keep_link: bool = False) -> Path:
+        """The absolute, resolved path for ``raw``, or :class:`ToolError`.
+
+        ``for_write``: the call will create, change or remove the path (an allowed root itself is refused).
+        ``keep_link``: when the last component is a symlink, return the link itself (for delete, move,
+        info), not its target; its folder must still be inside an allowed root.
+        """
+        text = _clean(raw)
+        candidate = self._absolute(text, raw)
+        lexical = _lexical(candidate)
+        keep = keep_link and os.path.islink(lexical)
+        real = _real(lexical.parent) / lexical.name if keep else _real(lexical)
+
+        for probe in (lexical, real):
+            denied = self.denied_match(probe)
+            if denied is not None:
+                raise ToolError(
+                    f"Access to '{raw}' is refused: it is inside {denied}, which holds passwords, keys or "
+                    "browser data. WeClaw never reads or changes it; do not try another way around this."
+                )
+        if not any(is_within(real, r) for r in self._all_roots):
+            if any(is_within(lexical, r) for r in self._all_roots):
+                raise ToolError(
+                    f"'{raw}' is a link that points outside the allowed folders (to {real}). "
+                    f"Allowed folders: {self.describe_roots()}."
+                )
+            raise ToolError(
+                f"'{raw}' ({real}) is outside the folders WeClaw may use: {self.describe_roots()}. "
+                "Use a path inside them, or ask the user to add the folder to the allowed folders in settings."
+            )
+        if for_write and any(real == r for r in self._all_roots):
+            raise ToolError(f"'{raw}' is an allowed root folder itself; WeClaw will not replace, move or delete it.")
+        if must_exist and not os.path.lexists(real):
+            raise ToolError(f"'{raw}' does not exist ({real}). Check the name; {RELATIVE_NOTE}")
+        return real
+
+    def _absolute(self, text: str, raw: str) -> Path:
+        if os.name == "nt":
+            if _DRIVE.match(text) and not _DRIVE_ABS.match(text):
+                raise ToolError(f"'{raw}' is drive-relative; give a full path such as C:\\Users\\name\\file.txt.")
+            if text[:1] in ("\\", "/") and text[:2] not in ("\\\\", "//"):
+                raise ToolError(f"'{raw}' has no drive letter; give a full path such as C:\\Users\\name\\file.txt.")
+        elif _DRIVE_ABS.match(text) or text.startswith("\\\\"):
+            system = "macOS" if sys.platform == "darwin" else "Linux"
+            raise ToolError(
+                f"'{raw}' is a Windows path, but this computer runs {system}. "
+                f"Use a path like ~/Documents/file.txt (home folder: {self.home})."
+            )
+        expanded = os.path.expanduser(text)
+        if expanded.startswith("~"):
+            raise ToolError(f"'{raw}': unknown user in '~name'. Use '~/...' for the home folder.")
+        path = Path(expanded)
+        return path if path.is_absolute() else self.base / path
+
+
+def resolve_user_path(raw: str, ctx: ToolContext, *, must_exist: bool = False, for_write: bool = False) -> Path:
+    """Resolve a path the model sent, refusing escapes and denied folders. See the module docstring."""
+    return PathGuard(ctx).resolve(raw, must_exist=must_exist, for_write=for_write)
+
+
+def _clean(raw: str) -> str:
+    if not isinstance(raw, str):
+        raise ToolError("A path must be a string.")
+    text = raw.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        text = text[1:-1].strip()
+    if not text:
+        raise ToolError(f"No path given. {RELATIVE_NOTE}")
+    if "\x00" in text:
+        raise ToolError("The path contains a NUL character; send the path as plain text.")
+    if text.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        parsed = urlparse(text)
+        text = unquote(parsed.path)
+        if os.name == "nt" and re.match(r"^/[A-Za-z]:", text):
+            text = text[1:]
+    return text
+
+
+def _unique(paths: Iterable[Path]) -> list[Path]:
+    seen: set[tuple[str, ...]] = set()
+    out: list[Path] = []
+    for p in paths:
+        k = _key(p)
+        if k not in seen:
+            seen.add(k)
+            out.append(p)
+    return out

@@ -1,0 +1,50 @@
+"""The environment for child processes the agent starts (shell, python_runner), with secrets removed.
+
+Removed: ``WECLAW_API_KEY``, ``OPENAI_API_KEY``, any variable whose name contains KEY, TOKEN, SECRET,
+PASSWORD, PASSWD or CREDENTIAL (case-insensitive), and any variable whose value equals or contains a secret
+registered with :func:`weclaw_desktop.toolkit.redact.register_secret` (API keys and passwords loaded from the
+keyring). Everything else (PATH, HOME, LANG, proxies without credentials...) is kept so commands behave as
+in the user's own terminal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from weclaw_desktop.toolkit.redact import known_secrets
+
+ALWAYS_REMOVED = frozenset({"WECLAW_API_KEY", "OPENAI_API_KEY"})
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper in ALWAYS_REMOVED or any(part in upper for part in SECRET_NAME_PARTS)
+
+
+def safe_env(base: Mapping[str, str] | None = None, *, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A copy of ``base`` (default: ``os.environ``) without secrets, then ``extra`` added.
+
+    ``extra`` is trusted (set by the tool itself, e.g. ``PYTHONIOENCODING``) but still may not carry a
+    registered secret value.
+    """
+    source = os.environ if base is None else base
+    secrets = [s for s in known_secrets() if s]
+    env: dict[str, str] = {}
+    for name, value in source.items():
+        if is_secret_name(name) or any(secret in value for secret in secrets):
+            continue
+        env[name] = value
+    for name, value in (extra or {}).items():
+        if any(secret in value for secret in secrets):
+            raise ValueError(f"refusing to pass a registered secret to a child process in {name}")
+        env[name] = value
+    return env
+
+
+def removed_names(base: Mapping[str, str] | None = None) -> list[str]:
+    """Names :func:`safe_env` would remove from ``base`` (for diagnostics; never the values)."""
+    source = os.environ if base is None else base
+    kept = safe_env(source)
+    return sorted(name for name in source if name not in kept)
