@@ -93,11 +93,12 @@ def _batch(router: _Router, stdin: TextIO, stdout: TextIO) -> int:
             row: dict[str, Any] = {"id": rid, "error": message, **_EMPTY}
         else:
             row = {"id": item.get("id"), **router.route(text, detail=False)}
-        stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        stdout.write(_ENCODER.encode(row) + "\n")
     stdout.flush()
     return 1 if bad else 0
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
 _EMPTY: dict[str, Any] = {
     "tier": "clarify",
     "confidence": 0.0,
