@@ -46,6 +46,11 @@ def test_a_tool_named_in_the_query_ranks_first(real_registry: ToolRegistry) -> N
     assert names(index, "把它用 open 工具打开")[0] == "open"
 
 
+def test_tools_that_cannot_be_offered_now_are_not_found(real_registry: ToolRegistry) -> None:
+    index = ToolIndex(real_registry, visible=lambda: {"file", "email"})
+    assert names(index, "zip the folder and send it to my phone") == ["file", "email"]  # not archive, phone
+
+
 def test_nonsense_finds_nothing(real_registry: ToolRegistry) -> None:
     assert ToolIndex(real_registry).find("qwxzv plorkt") == []
 

@@ -32,7 +32,7 @@ from weclaw_desktop.toolkit.manifest import ExposureSettings, Manifest
 STRONG = 0.85
 WEAK = 0.4
 QUESTION_DAMP = 0.3
-SIMILARITY_FLOOR = 0.05
+SIMILARITY_FLOOR = 0.1
 SECONDARY = 0.42
 
 RECOMMENDED = "recommended"

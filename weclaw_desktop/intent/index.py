@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -45,9 +46,20 @@ class ToolIndexBridge(Protocol):
 
 
 class ToolIndex:
-    def __init__(self, registry: ToolRegistry, engine: IntentEngine | None = None) -> None:
+    """``visible``, when set (the runtime can set it after construction), names the tools that may be
+    offered right now (the planner's view); hits outside it are left out, so tool_search never promises a
+    tool the next round cannot expose. Unset, every enabled tool counts."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        engine: IntentEngine | None = None,
+        *,
+        visible: Callable[[], Collection[str]] | None = None,
+    ) -> None:
         self.registry = registry
         self.engine = engine or IntentEngine(registry.manifest)
+        self.visible = visible
         self._lock = threading.Lock()
         self._index: BM25Index | None = None
         self._tools: list[str] = []
@@ -104,7 +116,9 @@ class ToolIndex:
                 "_" in tool and re.search(rf"\b{re.escape(tool)}\b", text)
             ):
                 scores[tool] = 1.0
-        best = sorted((t for t in tools if scores[t] >= MIN_SCORE), key=lambda t: -scores[t])[:limit]
+        allowed = self.visible() if self.visible is not None else None
+        candidates = [t for t in tools if scores[t] >= MIN_SCORE and (allowed is None or t in allowed)]
+        best = sorted(candidates, key=lambda t: -scores[t])[:limit]
         lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
         return [self._hit(t, scores[t], lang) for t in best]
 
