@@ -1,6 +1,8 @@
 """In-process routing evaluation: the scorer's metrics, computed from tools.json alone.
 
-    python scripts/intent_eval.py [--data FILE ...] [--no-similarity] [--show-misses]
+    python scripts/intent_eval.py [--data FILE ...] [--no-similarity | --both] [--show-misses]
+
+Default data: the shared dev set and the project's own labelled sets under tests/intent/data/.
 
 Same labels and metrics as ``../shared/eval/score_intent.py`` (recall per kind, zero-tool rate, mean tools,
 requests over 128 functions), but it needs no tool module: every tool declared in tools.json counts as
@@ -75,7 +77,8 @@ def evaluate(engine: IntentEngine, items: list[dict], show_misses: bool) -> dict
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data", nargs="*", default=[str(DEFAULT_DATA)])
+    own = sorted((Path(__file__).resolve().parents[1] / "tests" / "intent" / "data").glob("*.jsonl"))
+    ap.add_argument("--data", nargs="*", default=[str(p) for p in [DEFAULT_DATA, *own] if p.is_file()])
     ap.add_argument("--tools", default=str(tools_json_path()))
     ap.add_argument("--no-similarity", action="store_true")
     ap.add_argument("--both", action="store_true", help="report with and without the similarity signal")
