@@ -99,7 +99,7 @@ class KeywordMatcher:
         tu = tuple(units)
         n = len(tu)
         root, gapped = self._trie, self._gapped
-        for i in range(n):
+        for i in [i for i, u in enumerate(tu) if u in root or u in gapped]:
             u = tu[i]
             step = root.get(u)
             j = i + 1

@@ -83,14 +83,24 @@ class BM25Index:
         self._postings = dict(postings)
 
     def scores(self, units: list[str]) -> dict[str, float]:
-        """Document -> similarity in 0..1."""
+        """Document -> similarity in 0..1. Walks the units once (the same terms as :func:`terms`, each
+        occurrence counted) and adds postings as it goes."""
         raw: dict[str, float] = {}
         get = raw.get
         postings = self._postings
-        for term, qw in terms(units).items():
-            plist = postings.get(term)
+        stop_cjk, stop_en = STOP_CJK, STOP_EN
+        prev = ""
+        prev_stop = True
+        for u in units:
+            if len(u) == 1 and u >= "\u3400":  # a CJK character
+                stop = u in stop_cjk
+                plist = postings.get(prev + u) if prev and not (prev_stop and stop) else None
+                prev, prev_stop = u, stop
+            else:
+                prev = ""
+                plist = None if len(u) < 2 or u[0] in "‹#" or u in stop_en else postings.get(u)
             if plist:
                 for doc, w in plist:
-                    raw[doc] = get(doc, 0.0) + qw * w
+                    raw[doc] = get(doc, 0.0) + w
         k = self.k
         return {doc: s / (s + k) for doc, s in raw.items()}
