@@ -138,4 +138,6 @@ def test_mode_all_exposes_every_visible_tool() -> None:
     r = ex.start_turn("你好").for_round(EVERY)
     assert r.tools == EVERY
     assert r.tier == "all"
-    assert isinstance(make_exposer(registry), ProgressiveExposer)
+    progressive = make_exposer(registry)
+    assert isinstance(progressive, ProgressiveExposer)
+    assert make_exposer(registry, "progressive").engine is progressive.engine  # built once per registry

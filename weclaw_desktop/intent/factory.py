@@ -6,12 +6,25 @@ change, ``make_tool_index`` once per registry (the result is injected as the ``t
 
 from __future__ import annotations
 
+import weakref
 from typing import Literal
 
 from weclaw_desktop.intent.api import Exposer
+from weclaw_desktop.intent.engine import IntentEngine
 from weclaw_desktop.intent.exposure import AllExposer, ProgressiveExposer
 from weclaw_desktop.intent.index import ToolIndex
 from weclaw_desktop.toolkit.registry import ToolRegistry
+
+# One engine per registry (its manifest does not change), shared by the exposer and the tool index, and
+# kept when the exposer is rebuilt after a settings change.
+_engines: weakref.WeakKeyDictionary[ToolRegistry, IntentEngine] = weakref.WeakKeyDictionary()
+
+
+def engine_for(registry: ToolRegistry) -> IntentEngine:
+    engine = _engines.get(registry)
+    if engine is None or engine.manifest is not registry.manifest:
+        engine = _engines[registry] = IntentEngine(registry.manifest)
+    return engine
 
 
 def make_exposer(registry: ToolRegistry, mode: Literal["progressive", "all"] = "progressive") -> Exposer:
@@ -19,9 +32,9 @@ def make_exposer(registry: ToolRegistry, mode: Literal["progressive", "all"] = "
     ``exposure.max_functions`` (128) functions."""
     if mode == "all":
         return AllExposer(registry)
-    return ProgressiveExposer(registry)
+    return ProgressiveExposer(registry, engine_for(registry))
 
 
 def make_tool_index(registry: ToolRegistry) -> ToolIndex:
     """The object injected as the ``tool_index`` bridge; the tool_search tool calls its ``find``."""
-    return ToolIndex(registry)
+    return ToolIndex(registry, engine_for(registry))
