@@ -152,3 +152,18 @@ def test_similarity_signal_reaches_the_medium_tier_at_most() -> None:
     assert 0 < top.score <= 0.5
     without = engine(similarity_weight=0.0)
     assert scores(without, "read and write") == {}
+
+
+def test_a_writing_request_counts_only_strong_keywords() -> None:
+    e = engine(similarity_weight=0.5)
+    assert e.route("write a poem about my old file").tools == []  # the model writes; 'file' is only weak
+    assert e.route("帮我写一首关于文件的诗").tools == []
+    assert e.route("write a poem and rename the file to poem.txt").tools == ["files"]  # a path: not just writing
+    assert e.route("write a summary and email it").tools == ["mail"]  # an explicit tool phrase still counts
+
+
+def test_a_complaint_with_a_question_word_is_not_a_knowledge_question() -> None:
+    _, question = engine().score("文件怎么这么大")
+    assert question is False
+    _, question = engine().score("文件为什么这么大")
+    assert question is True

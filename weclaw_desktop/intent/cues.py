@@ -15,7 +15,8 @@ from weclaw_desktop.intent.text import Prepared
 
 QUESTION = "question"
 PERSONAL = "personal"
-NEUTRAL = "neutral"  # contains a question word but asks about the user's world ("天气怎么样")
+COMPOSE = "compose"
+NEUTRAL = "neutral"  # holds a question word but asks about the user's world or complains ("天气怎么样", "怎么这么慢")
 
 # fmt: off
 QUESTION_CUES = {
@@ -43,7 +44,18 @@ PERSONAL_CUES = {
         "could you", "please",
     ],
 }
-NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还"]
+NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还", "怎么这么", "怎么老是", "怎么一直", "怎么又"]
+# asking the model to write or rework text: its own job, unless a tool phrase says to save or send it
+COMPOSE_CUES = {
+    "zh": [
+        "写一封", "写一篇", "写一首", "写一段", "写一个", "写个", "写首", "写篇", "写段", "编一个", "编个", "起草", "草拟",
+        "翻译", "润色", "改写", "总结一下", "概括", "想一句", "想个", "帮我想",
+    ],
+    "en": [
+        "write a", "write an", "write me a", "draft a", "draft an", "compose", "translate", "proofread", "rewrite",
+        "rephrase", "summarize this", "summarise this", "come up with",
+    ],
+}
 # fmt: on
 
 
@@ -59,6 +71,14 @@ def add_cues(matcher: KeywordMatcher) -> None:
             matcher.add(PERSONAL, phrase, 1.0, CUE_LAYER)
     for phrase in NEUTRAL_CUES:
         matcher.add(NEUTRAL, phrase, 1.0, CUE_LAYER)
+    for lang in ("zh", "en"):
+        for phrase in COMPOSE_CUES[lang]:
+            matcher.add(COMPOSE, phrase, 1.0, CUE_LAYER)
+
+
+def is_composition(cues: set[str], prepared: Prepared) -> bool:
+    """A request to write or rework text, with no file, page or address to act on."""
+    return COMPOSE in cues and not (prepared.has_path or prepared.has_url or prepared.has_email)
 
 
 def is_knowledge_question(cues: set[str], prepared: Prepared) -> bool:

@@ -10,7 +10,8 @@ imported. Per intent, three signals are combined:
 
 Matches combine as a noisy OR, ``1 - (1 - a)(1 - b)...``: every extra piece of evidence raises the score
 and nothing divides by the number of keywords, so a big intent is never pushed down for its size.
-Knowledge and how-to questions are damped (see :mod:`cues`).
+Knowledge and how-to questions are damped, and for a writing request ("写一封道歉信", "draft a tweet")
+only strong keywords count (see :mod:`cues`).
 
 Tiers: an intent at or above ``high_threshold`` contributes its recommended tools; when the best intent
 is only between the thresholds, the intents there contribute recommended + alternative (tier
@@ -23,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from weclaw_desktop.intent.cues import CUE_LAYER, add_cues, is_knowledge_question
+from weclaw_desktop.intent.cues import CUE_LAYER, add_cues, is_composition, is_knowledge_question
 from weclaw_desktop.intent.matcher import KeywordMatcher
 from weclaw_desktop.intent.similarity import BM25Index
 from weclaw_desktop.intent.text import keyword_units, prepare
@@ -45,6 +46,7 @@ class IntentScore:
     name: str
     score: float
     keyword: float = 0.0
+    strong: float = 0.0  # the part of ``keyword`` that comes from strong keywords
     similarity: float = 0.0
     matched: list[str] = field(default_factory=list)
 
@@ -101,6 +103,8 @@ class IntentEngine:
                 s = found[m.keyword.intent] = IntentScore(m.keyword.intent, 0.0)
             if m.keyword.phrase not in s.matched:
                 s.keyword = 1 - (1 - s.keyword) * (1 - m.keyword.weight)
+                if m.keyword.weight >= STRONG:
+                    s.strong = 1 - (1 - s.strong) * (1 - m.keyword.weight)
                 s.matched.append(m.keyword.phrase)
         w = self.similarity_weight
         if w > 0:
@@ -113,8 +117,13 @@ class IntentEngine:
                 s.similarity = sim
         question = is_knowledge_question(cues, prepared)
         damp = QUESTION_DAMP if question else 1.0
-        for s in found.values():
-            s.score = (1 - (1 - s.keyword) * (1 - w * s.similarity)) * damp
+        if is_composition(cues, prepared):
+            # the model writes the text itself: only an explicit tool phrase ("存成 word", "email it") counts
+            for s in found.values():
+                s.score = s.strong * damp
+        else:
+            for s in found.values():
+                s.score = (1 - (1 - s.keyword) * (1 - w * s.similarity)) * damp
         ranked = sorted(found.values(), key=lambda s: -s.score)
         return ranked, question
 
