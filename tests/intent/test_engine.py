@@ -84,6 +84,14 @@ def test_disabled_tools_are_never_routed() -> None:
     assert route.tools == ["phone"]
 
 
+def test_alternatives_stand_in_when_no_recommended_tool_is_enabled() -> None:
+    data = small_manifest()
+    data["tools"]["zipper"]["enabled"] = False
+    route = IntentEngine(make(data)).route("zip the reports")
+    assert route.tools == ["files"]  # archive's alternative
+    assert route.reasons["files"] == "intent archive (0.85, alternative, recommended not enabled)"
+
+
 def test_recommended_tools_come_before_alternatives_under_the_tool_limit() -> None:
     data = small_manifest(max_tools_per_request=2)
     data["intents"]["archive"]["weak"] = {"en": ["bundle"]}

@@ -146,7 +146,11 @@ class IntentEngine:
         tiers = {s.name: RECOMMENDED if s.score >= high or not widen else EXPANDED for s in chosen}
         # recommended tools of every chosen intent first, then alternatives: the limit drops alternatives first
         for s in chosen:
-            self._add(route, s, self.manifest.intents[s.name].recommended, tiers[s.name], allowed)
+            intent = self.manifest.intents[s.name]
+            if any(t in allowed for t in intent.recommended):
+                self._add(route, s, intent.recommended, tiers[s.name], allowed)
+            else:  # none of its recommended tools is enabled: its alternatives stand in
+                self._add(route, s, intent.alternative, "alternative, recommended not enabled", allowed)
         for s in chosen:
             if tiers[s.name] == EXPANDED:
                 self._add(route, s, self.manifest.intents[s.name].alternative, "alternative", allowed)
