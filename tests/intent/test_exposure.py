@@ -96,6 +96,13 @@ def test_only_visible_tools_are_exposed_and_the_rest_say_why() -> None:
     assert r.dropped["phone"].endswith("but not available now")
 
 
+def test_alternatives_stand_in_for_recommended_tools_that_are_hidden_now() -> None:
+    r = exposer().start_turn("send it to my phone").for_round(["tool_search", "mail", "files"])
+    assert r.tools == ["tool_search", "mail"]  # phone is hidden (not connected): mail, its alternative
+    assert r.reasons["mail"] == "alternative in phone: recommended not available now"
+    assert r.dropped["phone"].endswith("but not available now")
+
+
 def synthetic(n: int, actions: int = 5) -> Manifest:
     data = small_manifest()
     data["tools"] = {"tool_search": tool(["find"], always_on=True)}

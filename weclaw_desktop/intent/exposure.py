@@ -129,6 +129,7 @@ class ProgressiveTurn:
             cap.add_with_deps(tool, FOUND)
         budget = settings.max_tools_per_request
         ranked: list[tuple[str, str]] = [(t, self.route.reasons.get(t, "routed")) for t in self.route.tools]
+        ranked += self._stand_ins(cap.visible)
         ranked += list(self.widened.items())
         ranked += [(t, STICKY) for t in self.sticky]
         for tool, reason in ranked:
@@ -152,6 +153,16 @@ class ProgressiveTurn:
             dropped=cap.dropped,
             functions=cap.functions,
         )
+
+    def _stand_ins(self, visible: set[str]) -> list[tuple[str, str]]:
+        """Alternatives of a routed intent none of whose recommended tools can be offered now (an e-mail
+        account not set up, the phone not connected)."""
+        out: list[tuple[str, str]] = []
+        for s in self.route.intents:
+            intent = self.engine.manifest.intents[s.name]
+            if not any(t in visible for t in intent.recommended):
+                out += [(t, f"alternative in {s.name}: recommended not available now") for t in intent.alternative]
+        return out
 
     def note_result(self, tool: str, action: str, result: ToolResult) -> None:
         if tool == TOOL_SEARCH:
