@@ -14,7 +14,7 @@ from weclaw_desktop.intent.engine import IntentEngine
 from weclaw_desktop.toolkit.manifest import Manifest
 
 DATA = Path(__file__).parent / "data"
-SETS = ["routing_cases.jsonl", "holdout.jsonl", "holdout2.jsonl"]
+SETS = ["routing_cases.jsonl", "holdout.jsonl", "holdout2.jsonl", "holdout3.jsonl"]
 
 
 @pytest.mark.parametrize("name", SETS)
