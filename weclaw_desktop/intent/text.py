@@ -29,7 +29,9 @@ _EXTENSIONS = (
 # File kinds that hint at a need: a marker unit (‹archive›, ‹data›) is added for the keyword tables.
 EXTENSION_MARKERS = {
     **dict.fromkeys(("zip", "rar", "7z", "tar", "gz", "tgz", "bz2", "xz"), "‹archive›"),
-    **dict.fromkeys(("csv", "tsv", "xlsx", "xls", "json", "ipynb"), "‹data›"),
+    **dict.fromkeys(("csv", "tsv", "xlsx", "xls", "json"), "‹data›"),
+    **dict.fromkeys(("py", "ipynb"), "‹pyscript›"),
+    **dict.fromkeys(("sh", "bat", "ps1"), "‹shscript›"),
 }
 _B = r"""\s"“”'‘’「」『』《》()（）\[\]【】,，。;；:：!！?？、"""  # characters that end a path or name
 
