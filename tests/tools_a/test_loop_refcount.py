@@ -1,8 +1,8 @@
-"""Guards for the qasync loop fix in weclaw_desktop/ui/qtloop.py (found while building these tools).
+"""The tools lean on asyncio.to_thread; guard the qtloop fix it depends on (see weclaw_desktop/ui/qtloop.py).
 
-PySide6 6.12's ``Signal.emit`` and ``disconnect`` drop a reference to ``True`` on every call; qasync used
-``emit`` for every ``call_soon_threadsafe`` (so every ``asyncio.to_thread``), and Python 3.11 aborted with
-"bool_dealloc" after about a thousand tool calls. These tests fail if either safeguard goes away.
+PySide6 6.12's ``Signal.emit`` drops a reference to ``True`` on every call; qasync used ``emit`` for every
+``call_soon_threadsafe`` (so every ``asyncio.to_thread``), and Python 3.11 aborted with "bool_dealloc"
+after about a thousand tool calls.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from weclaw_desktop.ui.qtloop import _BOOL_REFCOUNT_RESERVE, WeclawEventLoop
+from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
 
 @pytest.mark.asyncio
@@ -46,9 +46,3 @@ async def test_call_soon_threadsafe_from_a_worker_thread_runs_in_order() -> None
     threading.Thread(target=worker).start()
     await asyncio.wait_for(done.wait(), 5)
     assert seen == list(range(100))
-
-
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="bools are immortal on 3.12+")
-def test_bools_have_a_reserve_on_python_311() -> None:
-    assert sys.getrefcount(True) > _BOOL_REFCOUNT_RESERVE // 2
-    assert sys.getrefcount(False) > _BOOL_REFCOUNT_RESERVE // 2
