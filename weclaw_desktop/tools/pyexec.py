@@ -55,6 +55,8 @@ def _ensure_stdio() -> None:
         stream = getattr(sys, name)
         if stream is None:
             try:
+                if os.name == "nt":
+                    fd = _windows_std_fd(-11 if fd == 1 else -12)
                 setattr(sys, name, open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False))  # noqa: SIM115
             except OSError:
                 continue
@@ -62,3 +64,14 @@ def _ensure_stdio() -> None:
             reconfigure = getattr(stream, "reconfigure", None)
             if reconfigure is not None:
                 reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
+def _windows_std_fd(which: int) -> int:
+    """A C file descriptor for the inherited STD_OUTPUT/ERROR handle (a windowed exe has none by default)."""
+    import ctypes
+    import msvcrt
+
+    handle = ctypes.windll.kernel32.GetStdHandle(which)  # type: ignore[attr-defined,unused-ignore]
+    if handle in (0, -1, None):
+        raise OSError("no standard handle")
+    return int(msvcrt.open_osfhandle(handle, 0))  # type: ignore[attr-defined,unused-ignore]
