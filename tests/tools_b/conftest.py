@@ -23,7 +23,6 @@ from weclaw_desktop.toolkit import (
     ToolResult,
 )
 
-
 if sys.version_info < (3, 12):
     # PySide6 6.12's Signal.emit/disconnect return True without taking a reference; qasync emits one per
     # call_soon_threadsafe (so per asyncio.to_thread). On Python 3.11, after about a thousand the interpreter aborts

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from tools_b.conftest import Run
+
 from weclaw_desktop.toolkit import ToolStatus
 from weclaw_desktop.tools.calc_eval import CalcError, evaluate, preprocess
 

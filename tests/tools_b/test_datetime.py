@@ -6,8 +6,8 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-
 from tools_b.conftest import Run
+
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
 from weclaw_desktop.tools.timeparse import TimeInputError, parse_duration, parse_moment, resolve_zone
 
@@ -29,7 +29,10 @@ async def test_now_in_a_named_zone(drun: Run) -> None:
     assert res.data["timezone"] == "Asia/Tokyo"
     assert res.data["utc_offset"] == "UTC+09:00"
     assert res.data["weekday"] == moment.strftime("%A")
-    assert res.data["weekday_zh"] == ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")[moment.weekday()]
+    assert (
+        res.data["weekday_zh"]
+        == ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")[moment.weekday()]
+    )
     assert res.output.startswith(f"Now: {moment:%Y-%m-%d %H:%M:%S} {moment:%A} Asia/Tokyo (UTC+09:00), week ")
 
 
@@ -53,7 +56,10 @@ async def test_now_bad_zone_suggests_close_names(drun: Run) -> None:
 # --- convert ------------------------------------------------------------------------------------------
 async def test_convert_between_zones_with_dst(drun: Run) -> None:
     res = await drun(
-        "datetime_convert", time="2025-07-01 09:00", from_zone="北京", to_zones=["New York", "Europe/London", "UTC+5:30"]
+        "datetime_convert",
+        time="2025-07-01 09:00",
+        from_zone="北京",
+        to_zones=["New York", "Europe/London", "UTC+5:30"],
     )
     assert res.succeeded, res.output
     assert res.data["from"]["iso"] == "2025-07-01T09:00:00+08:00"

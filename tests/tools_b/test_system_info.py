@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from tools_b.conftest import Run
+
 from weclaw_desktop.toolkit import ToolStatus
 
 
@@ -85,7 +85,11 @@ async def test_processes_with_no_match(run: Run) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [({"sort_by": "disk"}, "sort_by: Input should be 'cpu' or 'memory'"), ({"limit": 0}, "limit:"), ({"limit": 51}, "limit:")],
+    [
+        ({"sort_by": "disk"}, "sort_by: Input should be 'cpu' or 'memory'"),
+        ({"limit": 0}, "limit:"),
+        ({"limit": 51}, "limit:"),
+    ],
 )
 async def test_processes_bad_arguments(run: Run, args: dict[str, object], message: str) -> None:
     res = await run("system_info_processes", **args)
@@ -103,7 +107,7 @@ async def test_disk_usage_all_and_for_a_path(run: Run, tmp_path: Path) -> None:
     assert res.succeeded, res.output
     (disk,) = res.data["disks"]
     assert disk["total"] == psutil.disk_usage(str(tmp_path)).total
-    assert Path(disk["mount"]) in [tmp_path.resolve(), *tmp_path.resolve().parents]
+    assert Path(disk["mount"]) in [tmp_path.resolve(), *tmp_path.resolve().parents]  # noqa: ASYNC240 - a tiny local file in a test
     assert "free of" in res.output
 
 

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-
 from tools_b.conftest import Run
 from tools_b.webserver import BRAVE_KEY, TAVILY_KEY, Site, build_app, web_config
+
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
 from weclaw_desktop.tools.web import backend_status
 from weclaw_desktop.tools.web.search import parse_duckduckgo
+
 
 @pytest.fixture
 async def site() -> AsyncIterator[Site]:
@@ -180,7 +181,10 @@ async def test_search_without_keys_uses_duckduckgo(wrun: Run, site: Site) -> Non
     assert res.data["results"] == [
         {"title": "Welcome to Python.org", "url": "https://www.python.org/"},
         {"title": "Python 3 documentation", "url": "https://docs.python.org/3/?q=1"},
-        {"title": "Python (programming language) - Wikipedia", "url": "https://en.wikipedia.org/wiki/Python_(programming_language)"},
+        {
+            "title": "Python (programming language) - Wikipedia",
+            "url": "https://en.wikipedia.org/wiki/Python_(programming_language)",
+        },
     ]
     assert "The official home of the Python Programming Language." in res.output
     assert "Sponsored" not in res.output

@@ -135,7 +135,9 @@ def build_app(site: Site) -> web.Application:
         site.queries.append({"backend": "tavily", "q": body.get("query"), "max_results": body.get("max_results")})
         if request.headers.get("Authorization") != f"Bearer {TAVILY_KEY}":
             return web.json_response({"detail": "Unauthorized"}, status=401)
-        results = [{"title": "Tavily result", "url": "https://t.example/1", "content": "Some   content  here", "score": 0.9}]
+        results = [
+            {"title": "Tavily result", "url": "https://t.example/1", "content": "Some   content  here", "score": 0.9}
+        ]
         return web.json_response({"query": body.get("query"), "results": results})
 
     @web.middleware
@@ -177,5 +179,3 @@ def web_config(site: Site, **extra: Any) -> dict[str, Any]:
         "search_timeout_s": 5,
         **extra,
     }
-
-
