@@ -26,6 +26,7 @@ class WebConfig(BaseModel):
     max_chars: int = Field(default=20_000, ge=500, le=200_000, description="Longest text given to the model")
     user_agent: str = DEFAULT_UA
     allow_private: bool = Field(default=False, description="Also fetch localhost and private network addresses")
+    use_system_proxy: bool = Field(default=True, description="Use the proxy from the environment or OS settings")
     search_timeout_s: float = Field(default=15.0, gt=0, le=60)
     duckduckgo_url: str = "https://html.duckduckgo.com/html/"
     brave_url: str = "https://api.search.brave.com/res/v1/web/search"
@@ -91,6 +92,7 @@ class WebTool(BaseTool):
         return aiohttp.ClientSession(
             timeout=aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 10.0)),
             headers={"User-Agent": self.config.user_agent},
+            trust_env=self.config.use_system_proxy,  # HTTP(S)_PROXY / the OS proxy settings, common in China
         )
 
     @action(
