@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,14 +21,6 @@ from weclaw_desktop.toolkit import (
     ToolResult,
 )
 
-if sys.version_info < (3, 12):
-    # PySide6 6.12's Signal.emit/disconnect return True without taking a reference; qasync emits one per
-    # call_soon_threadsafe (so per asyncio.to_thread). On Python 3.11, after about a thousand the interpreter aborts
-    # with "bool_dealloc: deallocating True or False". Python 3.12+ makes the booleans immortal; do the same here by
-    # giving them a practically endless reference count (ob_refcnt is the first field of every object).
-    for _flag in (True, False):
-        ctypes.c_ssize_t.from_address(id(_flag)).value += 1 << 40
-
 
 @pytest.fixture(autouse=True)
 def _collect_garbage_on_the_main_thread() -> Iterator[None]:
@@ -38,7 +28,8 @@ def _collect_garbage_on_the_main_thread() -> Iterator[None]:
 
     Otherwise the cyclic GC may run inside a worker thread (asyncio.to_thread work that allocates a lot, e.g.
     building pint's registry), a QObject is destroyed off its thread, its Qt timer is not unregistered, and the next
-    timer tick segfaults in QTimerInfoList::activateTimers. (Reported to the lead; belongs in tests/conftest.py.)
+    timer tick segfaults in QTimerInfoList::activateTimers (seen with PySide6 6.12 under load; reported to the
+    lead; belongs in tests/conftest.py).
     """
     gc.collect()
     yield
