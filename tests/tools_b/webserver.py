@@ -172,6 +172,7 @@ def web_config(site: Site, **extra: Any) -> dict[str, Any]:
     """The web tool's config pointing every backend at the local site."""
     return {
         "allow_private": True,
+        "use_system_proxy": False,  # a proxy in the environment must not see loopback test traffic
         "duckduckgo_url": f"{site.base}/ddg/html/",
         "brave_url": f"{site.base}/brave/search",
         "tavily_url": f"{site.base}/tavily/search",

@@ -69,10 +69,20 @@ def local_zone(configured: str = "") -> tzinfo:
     """The configured zone, else the system's IANA zone when it can be found, else its fixed offset."""
     if configured:
         return resolve_zone(configured)
-    for candidate in (os.environ.get("TZ", "").lstrip(":"), _etc_localtime()):
+    for candidate in (os.environ.get("TZ", "").lstrip(":"), _tzlocal_name(), _etc_localtime()):
         if candidate and candidate in _zone_names()[0]:
             return ZoneInfo(candidate)
     return datetime.now().astimezone().tzinfo or UTC
+
+
+def _tzlocal_name() -> str:
+    """The IANA name of the system zone via tzlocal (which also reads Windows' zone and maps it)."""
+    try:
+        from tzlocal import get_localzone_name
+
+        return get_localzone_name() or ""
+    except Exception:  # tzlocal missing or the system zone is not configured
+        return ""
 
 
 def _etc_localtime() -> str:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from typing import Any
 
 import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.net import ssl_context
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.toolkit import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.web.extract import decode, describe_binary, html_to_text, pretty_json
@@ -26,6 +28,7 @@ class WebConfig(BaseModel):
     max_chars: int = Field(default=20_000, ge=500, le=200_000, description="Longest text given to the model")
     user_agent: str = DEFAULT_UA
     allow_private: bool = Field(default=False, description="Also fetch localhost and private network addresses")
+    use_system_proxy: bool = Field(default=True, description="Use the proxy from the environment or OS settings")
     search_timeout_s: float = Field(default=15.0, gt=0, le=60)
     duckduckgo_url: str = "https://html.duckduckgo.com/html/"
     brave_url: str = "https://api.search.brave.com/res/v1/web/search"
@@ -86,11 +89,16 @@ class WebTool(BaseTool):
     def __init__(self, config: BaseModel | None = None, *, name: str | None = None) -> None:
         super().__init__(config, name=name)
         self.secrets = SecretStore()
+        self._ssl: ssl.SSLContext | None = None
 
-    def _session(self, timeout_s: float) -> aiohttp.ClientSession:
+    async def _session(self, timeout_s: float) -> aiohttp.ClientSession:
+        if self._ssl is None:  # loading the CA store reads files: once, off the loop
+            self._ssl = await asyncio.to_thread(ssl_context)
         return aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(ssl=self._ssl),
             timeout=aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 10.0)),
             headers={"User-Agent": self.config.user_agent},
+            trust_env=self.config.use_system_proxy,  # HTTP(S)_PROXY / the OS proxy settings, common in China
         )
 
     @action(
@@ -109,7 +117,7 @@ class WebTool(BaseTool):
         )
         ctx.progress(None, f"fetching {params.url}")
         try:
-            async with self._session(cfg.timeout_s) as session:
+            async with await self._session(cfg.timeout_s) as session:
                 page = await fetch(session, params.url, limits)
         except FetchError as exc:
             raise ToolError(str(exc)) from None
@@ -188,7 +196,7 @@ class WebTool(BaseTool):
             order = enabled
         ctx.progress(None, f"searching: {params.query}")
         errors: list[str] = []
-        async with self._session(cfg.search_timeout_s) as session:
+        async with await self._session(cfg.search_timeout_s) as session:
             for name in order:
                 backend = BACKENDS[name]
                 key = await asyncio.to_thread(self.secrets.get, backend.secret_name) if backend.secret_name else None

@@ -12,6 +12,7 @@ import ipaddress
 import socket
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
+from urllib.request import getproxies
 
 import aiohttp
 from multidict import CIMultiDictProxy
@@ -87,6 +88,10 @@ async def check_host(host: str, port: int, *, allow_private: bool) -> None:
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
+        if _is_ip(host):
+            raise FetchError(f"'{host}' is not a usable address ({exc.strerror or exc}).") from None
+        if await asyncio.to_thread(getproxies):
+            return  # behind a proxy the name may resolve only there; the proxy then connects, not this machine
         raise FetchError(f"The host '{host}' could not be found ({exc.strerror or exc}). Check the address.") from None
     for info in infos:
         address = ipaddress.ip_address(info[4][0])
@@ -95,6 +100,14 @@ async def check_host(host: str, port: int, *, allow_private: bool) -> None:
                 f"'{host}' points to a local or private network address ({address}); the web tool only fetches "
                 "public internet addresses. Allow local addresses in Settings > Tools > web if this is intended."
             )
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 async def fetch(session: aiohttp.ClientSession, url: str, limits: FetchLimits) -> Fetched:
