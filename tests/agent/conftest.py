@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,15 @@ async def make_runtime(fake_openai: FakeOpenAI, tools_json: Path) -> AsyncIterat
     yield factory
     for rt in made:
         await rt.close()
+
+
+@pytest.fixture(autouse=True)
+def _collect_garbage_on_the_main_thread() -> Iterator[None]:
+    """Collect each test's dead qasync loop here, on the main thread.
+
+    Otherwise the cyclic GC may collect it later inside a worker thread (SQLite work allocates a lot
+    there); a QObject (qasync's timer) destroyed off its thread leaves its Qt timer registered, and the
+    next timer event segfaults in QTimerInfoList::activateTimers (seen in a core dump).
+    """
+    yield
+    gc.collect()
