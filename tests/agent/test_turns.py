@@ -77,7 +77,9 @@ async def test_two_parallel_tool_calls_run_concurrently(fake_openai: FakeOpenAI,
     done, events, sid = await run_turn(rt, "sleep twice")
 
     assert done.reason == "completed"
-    order = [(e.event_name(), e.call_id) for e in events if e.event_name() in ("tool_call_started", "tool_call_finished")]
+    order = [
+        (e.event_name(), e.call_id) for e in events if e.event_name() in ("tool_call_started", "tool_call_finished")
+    ]
     # both started before either finished: they ran at the same time
     assert [k for k, _ in order[:2]] == ["tool_call_started", "tool_call_started"]
     assert {c for _, c in order} == {"c1", "c2"}
