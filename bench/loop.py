@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import itertools
 import os
 import statistics
 import sys
@@ -34,7 +35,7 @@ from weclaw_desktop.toolkit.base import Origin  # noqa: E402
 
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def rss_mb() -> float:
@@ -67,7 +68,7 @@ async def bench(turns: int) -> None:
             handle = rt.start_turn(session_id, "echo x", on_event=on_event)
             await handle.wait()
             points = [start, *marks]
-            round_ms.extend((b - a) * 1000 for a, b in zip(points[1:], points[2:], strict=False))
+            round_ms.extend((b - a) * 1000 for a, b in itertools.pairwise(points[1:]))
 
         session = await rt.create_session()
         for _ in range(20):
