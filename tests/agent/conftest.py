@@ -50,7 +50,8 @@ async def make_runtime(fake_openai: FakeOpenAI, tools_json: Path) -> AsyncIterat
     async def factory(settings: Settings | None = None, **kwargs: Any) -> AgentRuntime:
         kwargs.setdefault("api_key", TEST_KEY)
         kwargs.setdefault("origin", Origin.CLI)
-        rt = AgentRuntime.create(settings or make_settings(fake_openai), tools_json=tools_json, **kwargs)
+        kwargs.setdefault("tools_json", tools_json)
+        rt = AgentRuntime.create(settings or make_settings(fake_openai), **kwargs)
         made.append(rt)
         return rt
 
