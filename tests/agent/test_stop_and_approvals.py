@@ -15,8 +15,8 @@ from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, A
 from weclaw_desktop.toolkit.base import ToolResult
 
 
-async def _wait_for(predicate, timeout: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
+async def _wait_for(predicate, limit_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + limit_s
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
         await asyncio.sleep(0.02)
