@@ -101,7 +101,7 @@ async def test_chat_history_tool_through_the_bridge(fake_openai: FakeOpenAI, mak
         ),
         text_reply("找到了"),
     )
-    _done, events, sid = await run_turn(rt, "上次我说要交什么？")
+    _done, events, _sid = await run_turn(rt, "上次我说要交什么？")
 
     out = {e.call_id: e for e in of(events, "tool_call_finished")}
     assert out["s"].status == "success" and "1 message(s) containing '季度报告'" in out["s"].output
