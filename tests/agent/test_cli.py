@@ -225,3 +225,28 @@ async def test_doctor_reports_endpoint_and_key(
     checks = {c["name"]: c for c in json.loads(out)}
     assert checks["endpoint"]["level"] == "fail" and "rejected the API key (401)" in checks["endpoint"]["detail"]
     assert "qt" not in checks
+
+
+async def test_models_command(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("WECLAW_API_KEY", TEST_KEY)
+    code, out, _ = await run_inproc(["models", "--base-url", fake_openai.base_url], capsys)
+    assert code == 0 and out.splitlines() == ["fake-model", "fake-model-2"]
+    code, out, _ = await run_inproc(["models", "--presets", "--json"], capsys)
+    assert code == 0 and {p["key"] for p in json.loads(out)} >= {"deepseek", "qwen", "ollama", "custom"}
+    code, _, err = await run_inproc(["models", "--preset", "nope"], capsys)
+    assert code == 2 and "unknown preset 'nope'" in err
+
+
+async def test_interactive_prompt(fake_openai: FakeOpenAI, chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("first\n\n/new\nsecond\n/quit\nnever sent\n"))
+    fake_openai.push(text_reply("one"), text_reply("two"))
+    code, out, err = await chat("--new")
+    assert code == 0, err
+    assert out.splitlines() == ["one", "two"]
+    assert err.count("[session ") == 2 and "you> " in err
+    assert [m["content"] for m in fake_openai.messages()[1:]] == ["second"]  # /new started a fresh conversation
+    assert len(fake_openai.requests) == 2

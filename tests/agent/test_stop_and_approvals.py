@@ -216,3 +216,33 @@ async def test_never_more_than_128_functions(fake_openai: FakeOpenAI, make_runti
     assert len(sent) == 127 and len(set(sent)) == 127
     assert "echo58_shout" in sent and "echo59_say" not in sent
     assert of(events, "round_started")[0].functions == sent
+
+
+async def test_hooks_on_the_runtime_apply_to_every_call(fake_openai: FakeOpenAI, make_runtime) -> None:
+    from weclaw_desktop.toolkit.hooks import BeforeOutcome, HookCall
+
+    rt = await make_runtime()
+    seen: list[str] = []
+
+    async def guard(call_: HookCall) -> BeforeOutcome | None:
+        seen.append(call_.function)
+        if call_.arguments.get("text") == "secret":
+            return BeforeOutcome.blocked("That text may not be echoed.")
+        return BeforeOutcome.rewrite({**call_.arguments, "text": call_.arguments["text"] + "!"})
+
+    async def after(call_: HookCall, result: ToolResult) -> ToolResult | None:
+        return ToolResult.ok(result.output + " (checked)")
+
+    rt.hooks.add_before(guard, tools="echo_*", name="guard")
+    rt.hooks.add_after(after, tools="echo_say")
+    fake_openai.push(
+        tool_reply(call("echo_say", {"text": "secret"}, id="x"), call("echo_say", {"text": "hi"}, id="y")),
+        text_reply("ok"),
+    )
+    _done, events, sid = await run_turn(rt, "echo")
+
+    out = {e.call_id: (e.status, e.output) for e in of(events, "tool_call_finished")}
+    assert out == {"x": ("denied", "That text may not be echoed."), "y": ("success", "hi! (checked)")}
+    assert seen == ["echo_say", "echo_say"]
+    audit = {a.call_id: a.decided_by for a in await rt.audit.records(session_id=sid)}
+    assert audit["x"] == "hook:guard"
