@@ -246,3 +246,25 @@ async def test_hooks_on_the_runtime_apply_to_every_call(fake_openai: FakeOpenAI,
     assert seen == ["echo_say", "echo_say"]
     audit = {a.call_id: a.decided_by for a in await rt.audit.records(session_id=sid)}
     assert audit["x"] == "hook:guard"
+
+
+async def test_turn_in_a_deleted_session_reports_clearly(fake_openai: FakeOpenAI, make_runtime) -> None:
+    rt = await make_runtime()
+    s = await rt.create_session()
+    assert await rt.delete_session(s.id)
+    events: list = []
+    done = await rt.start_turn(s.id, "hello?", on_event=events.append).wait()
+    assert done.reason == "error" and done.message == "This conversation no longer exists. Start a new one."
+    assert [e.event_name() for e in events] == ["error_occurred", "turn_done"]
+    assert fake_openai.requests == []
+
+
+async def test_stop_before_the_turn_got_going(fake_openai: FakeOpenAI, make_runtime) -> None:
+    rt = await make_runtime()
+    s = await rt.create_session()
+    handle = rt.start_turn(s.id, "quick")
+    handle.cancel()  # before the task ever ran
+    done = await handle.wait()
+    assert done.reason == "cancelled"
+    fake_openai.push(text_reply("still works"))
+    assert (await run_turn(rt, "again", s.id))[0].text == "still works"

@@ -161,7 +161,14 @@ class _Turn:
     # --- the turn -----------------------------------------------------------------------------------
     async def run(self) -> ev.TurnDone:
         loop = self.loop
-        await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
+        try:
+            await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
+        except KeyError:
+            message = "This conversation no longer exists. Start a new one."
+            self.emit(ev.ErrorOccurred, message=message, kind="bad_request")
+            done = self._done("error", message=message)
+            self.emit_done(done)
+            return done
         try:
             done = await self._rounds()
         except asyncio.CancelledError:

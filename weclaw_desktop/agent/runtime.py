@@ -108,11 +108,12 @@ class TurnHandle:
         await asyncio.wait({self.task})
         if self.done_event is not None:
             return self.done_event
-        if not self.task.cancelled() and self.task.exception() is not None:
-            exc = self.task.exception()
-            message = f"Internal error: {type(exc).__name__}: {exc}"
-        else:
-            message = "Stopped."
+        if self.task.cancelled():
+            return ev.TurnDone(
+                run_id=self.run_id, session_id=self.session_id, reason="cancelled", message="Stopped by the user."
+            )
+        exc = self.task.exception()
+        message = f"Internal error: {type(exc).__name__}: {exc}" if exc else "The turn ended without an answer."
         return ev.TurnDone(run_id=self.run_id, session_id=self.session_id, reason="error", message=message)
 
 
