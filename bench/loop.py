@@ -75,25 +75,26 @@ async def bench(turns: int) -> None:
             await turn(session.id)
         round_ms.clear()
         cpu0 = time.process_time()
-        for _ in range(200):
+        for _ in range(200):  # each measured turn in a fresh conversation: same request size every time
+            session = await rt.create_session()
             await turn(session.id)
+            requests = list(fake.requests)
             fake.requests.clear()
             fake.headers.clear()
         cpu_full = (time.process_time() - cpu0) * 1000 / 400
         full = list(round_ms)
-        fake.push(tool_reply(call("echo_say", {"text": "x"})), text_reply("ok"))
-        await (rt.start_turn(session.id, "echo x")).wait()  # a request to copy for the bare streams
 
-        # the bare stream of the same requests (no planning, storage or tools)
-        messages = fake.messages()
-        tool_defs = fake.requests[-1].get("tools") or []
+        # the bare stream of the same two requests (no planning, storage or tools)
+        first, second = requests[-2], requests[-1]
         raw: list[float] = []
         cpu0 = time.process_time()
         for i in range(400):
+            body = second if i % 2 else first
             fake.push(text_reply("ok") if i % 2 else tool_reply(call("echo_say", {"text": "x"})))
             t = time.perf_counter()
-            await rt.provider.stream(messages, tool_defs)
+            await rt.provider.stream(body["messages"], body.get("tools") or [])
             raw.append((time.perf_counter() - t) * 1000)
+            fake.requests.clear()
         cpu_raw = (time.process_time() - cpu0) * 1000 / 400
 
         print(f"rounds measured: {len(full)} (2 per turn), bare streams: {len(raw)}")

@@ -219,3 +219,17 @@ async def test_settings_round_trip_and_apply(fake_openai: FakeOpenAI, make_runti
     await run_turn(rt, "hi")
     assert fake_openai.requests[-1]["model"] == "fake-model-2"
     assert not any(n.startswith("faulty_") for n in fake_openai.tool_names())
+
+
+async def test_settings_dialog_helpers(fake_openai: FakeOpenAI, tools_json, memory_keyring) -> None:
+    rt = AgentRuntime.create(make_settings(fake_openai), tools_json=tools_json)
+    try:
+        assert rt.api_key() is None
+        assert rt.set_api_key(TEST_KEY) is True and rt.api_key() == TEST_KEY
+        assert await rt.list_models() == ["fake-model", "fake-model-2"]
+        assert await rt.check_endpoint() == "2 models available"
+        assert fake_openai.models_headers[-1]["Authorization"] == f"Bearer {TEST_KEY}"
+        fake_openai.push(text_reply("keyed"))
+        assert (await run_turn(rt, "hi"))[0].text == "keyed"
+    finally:
+        await rt.close()
