@@ -74,7 +74,7 @@ def test_model_messages_are_trimmed_from_the_oldest_user_turn() -> None:
     assert len(out) == 4 and out[0]["role"] == "user"
 
 
-async def test_chat_history_tool_through_the_bridge(fake_openai: FakeOpenAI, make_runtime, tmp_path: Path) -> None:
+def _history_manifest(tmp_path: Path) -> Path:
     import json
 
     from agent_support import agent_manifest
@@ -90,7 +90,11 @@ async def test_chat_history_tool_through_the_bridge(fake_openai: FakeOpenAI, mak
     }
     path = tmp_path / "with-history.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    rt = await make_runtime(tools_json=path)
+    return path
+
+
+async def test_chat_history_tool_through_the_bridge(fake_openai: FakeOpenAI, make_runtime, tmp_path: Path) -> None:
+    rt = await make_runtime(tools_json=_history_manifest(tmp_path))
     fake_openai.push(text_reply("记住了：周五交报告"))
     await run_turn(rt, "提醒我周五交季度报告")
     fake_openai.push(
@@ -233,3 +237,37 @@ async def test_settings_dialog_helpers(fake_openai: FakeOpenAI, tools_json, memo
         assert (await run_turn(rt, "hi"))[0].text == "keyed"
     finally:
         await rt.close()
+
+
+@pytest.mark.parametrize(
+    ("function", "arguments", "expected"),
+    [
+        ("chat_history_search", '{"query": "x", "limit": 0}', "limit"),
+        ("chat_history_search", '{"query": "' + "q" * 201 + '"}', "query"),
+        ("chat_history_search", "{}", "query"),
+        ("chat_history_list_sessions", '{"limit": 1000}', "limit"),
+        ("chat_history_list_sessions", '{"session": "x"}', "unknown argument 'session'"),
+    ],
+)
+async def test_chat_history_bad_input(
+    fake_openai: FakeOpenAI, make_runtime, tmp_path: Path, function: str, arguments: str, expected: str
+) -> None:
+    from weclaw_desktop.toolkit.base import ToolContext
+    from weclaw_desktop.toolkit.dispatcher import ToolCall
+
+    rt = await make_runtime(tools_json=_history_manifest(tmp_path))
+    result = await rt.dispatcher.dispatch(ToolCall("c", function, arguments), ToolContext())
+    assert result.status is ToolStatus.ERROR and expected in result.output and "Fix the arguments" in result.output
+
+
+async def test_chat_history_without_the_bridge_is_hidden_with_a_reason(make_runtime, tmp_path: Path) -> None:
+    from weclaw_desktop.toolkit.base import ToolContext
+    from weclaw_desktop.toolkit.dispatcher import ToolCall
+    from weclaw_desktop.toolkit.planner import plan
+
+    rt = await make_runtime(tools_json=_history_manifest(tmp_path))
+    rt.registry.inject({"history": None})
+    hidden = plan(rt.registry, rt.dispatcher.policy).hidden["chat_history"]
+    assert [d.code.value for d in hidden] == ["bridge-missing"]
+    result = await rt.dispatcher.dispatch(ToolCall("c", "chat_history_list_sessions", "{}"), ToolContext())
+    assert result.status is ToolStatus.ERROR and "not available right now" in result.output
