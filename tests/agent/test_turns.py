@@ -298,3 +298,30 @@ async def test_concurrent_turn_in_the_same_session_is_refused(fake_openai: FakeO
     h2 = rt.start_turn(other.id, "three")
     assert (await h.wait()).reason == "completed"
     assert (await h2.wait()).reason == "completed"
+
+
+async def test_a_storage_failure_ends_the_turn_clearly(fake_openai: FakeOpenAI, make_runtime, monkeypatch) -> None:
+    import sqlite3
+
+    rt = await make_runtime()
+    original = rt.history.add_assistant
+
+    async def full_disk(*args, **kwargs):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(rt.history, "add_assistant", full_disk)
+    fake_openai.push(text_reply("lost"))
+    done, events, sid = await run_turn(rt, "hi")
+    assert done.reason == "error" and done.message == "Internal error: OperationalError: database or disk is full"
+    assert of(events, "error_occurred")[0].kind == "internal"
+    assert await rt.history.turn_status(done.run_id) == "error"
+
+    monkeypatch.setattr(rt.history, "add_assistant", original)
+    fake_openai.push(text_reply("saved"))
+    done2, _, _ = await run_turn(rt, "again", sid)
+    assert done2.text == "saved"
+    assert [(m.role, m.content) for m in await rt.load_messages(sid)] == [
+        ("user", "hi"),
+        ("user", "again"),
+        ("assistant", "saved"),
+    ]

@@ -177,10 +177,16 @@ class _Turn:
         except Exception as exc:  # a bug: report it, keep the session consistent
             log.exception("turn %s failed", self.run_id)
             message = f"Internal error: {type(exc).__name__}: {redact(str(exc))[:200]}"
-            await self._close_open_calls("The call did not finish because of an internal error.")
+            try:
+                await self._close_open_calls("The call did not finish because of an internal error.")
+            except Exception:  # e.g. the disk is full: the next load repairs the history instead
+                log.exception("could not record the unfinished calls of %s", self.run_id)
             self.emit(ev.ErrorOccurred, message=message, kind="internal")
             done = self._done("error", message=message)
-        await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        try:
+            await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        except Exception:
+            log.exception("could not record the end of turn %s", self.run_id)
         self.emit_done(done)
         return done
 
@@ -341,7 +347,10 @@ class _Turn:
                 jobs.append(self._finish_unrun(c, result))
             else:
                 jobs.append(self._call(c, rnd, exposure))
-        await asyncio.gather(*jobs)
+        outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return tripped
 
     async def _call(self, c: AssembledCall, rnd: _Round, exposure: TurnExposure) -> None:
