@@ -268,3 +268,29 @@ async def test_stop_before_the_turn_got_going(fake_openai: FakeOpenAI, make_runt
     assert done.reason == "cancelled"
     fake_openai.push(text_reply("still works"))
     assert (await run_turn(rt, "again", s.id))[0].text == "still works"
+
+
+async def test_terminal_gate_answers() -> None:
+    import io
+
+    from weclaw_desktop.agent.terminal import LineReader, TerminalGate
+    from weclaw_desktop.toolkit.base import Origin, Risk
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    req = ApprovalRequest("file", "delete", "file_delete", {"path": "a.txt"}, Risk.HIGH, Origin.CLI, "s")
+    out = io.StringIO()
+    gate = TerminalGate(LineReader(Tty("maybe\ns\no\nd\n")), out=out)
+    assert (await gate.request(req)).decision is ApprovalDecision.ALLOW_SESSION  # 'maybe' asked again
+    assert (await gate.request(req)).decision is ApprovalDecision.ALLOW_ONCE
+    denied = await gate.request(req)
+    assert (denied.decision, denied.decided_by) == (ApprovalDecision.DENY, "user")
+    assert (await gate.request(req)).decision is ApprovalDecision.DENY  # end of input
+    assert "file_delete wants to run [high risk]" in out.getvalue() and '{"path": "a.txt"}' in out.getvalue()
+    assert out.getvalue().count("allow [o]nce") == 5
+
+    piped = TerminalGate(LineReader(io.StringIO("o\n")), out=out)
+    result = await piped.request(req)
+    assert result.decision is ApprovalDecision.DENY and "--yes" in result.note
