@@ -244,6 +244,7 @@ async def test_hooks_on_the_runtime_apply_to_every_call(fake_openai: FakeOpenAI,
     out = {e.call_id: (e.status, e.output) for e in of(events, "tool_call_finished")}
     assert out == {"x": ("denied", "That text may not be echoed."), "y": ("success", "hi! (checked)")}
     assert seen == ["echo_say", "echo_say"]
+    assert [(e.call_id, e.decided_by) for e in of(events, "tool_call_denied")] == [("x", "hook")]
     audit = {a.call_id: a.decided_by for a in await rt.audit.records(session_id=sid)}
     assert audit["x"] == "hook:guard"
 

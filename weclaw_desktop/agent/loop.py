@@ -403,8 +403,10 @@ class _Turn:
             ToolCall(c.id, c.name, c.arguments), ctx, callable_functions=rnd.names, observer=observe
         )
         ref = loop.registry.resolve(c.name)
-        if result.status is ToolStatus.DENIED and not denied_seen:
-            self.emit(ev.ToolCallDenied, call_id=c.id, decided_by="policy", reason=result.error or "")
+        if result.status is ToolStatus.DENIED and not denied_seen:  # refused without asking anyone
+            by_policy = result.output.startswith("The approval policy") or "not available right now" in result.output
+            reason = result.error or ""
+            self.emit(ev.ToolCallDenied, call_id=c.id, decided_by="policy" if by_policy else "hook", reason=reason)
         if ref is not None:
             exposure.note_result(ref.tool, ref.action, result)
             if self.breaker.record(ref.tool, result):
