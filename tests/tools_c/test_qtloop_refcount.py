@@ -28,4 +28,4 @@ async def test_thread_handoffs_and_socket_watches_keep_true_alive() -> None:
         a.close()
         b.close()
     gc.collect()
-    assert sys.getrefcount(True) >= before - 20  # the bug drops one per hand-off: 350 here
+    assert sys.getrefcount(True) >= before - 100  # the bug drops one per hand-off: 350 here
