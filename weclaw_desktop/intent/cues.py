@@ -14,6 +14,7 @@ from weclaw_desktop.intent.matcher import KeywordMatcher
 from weclaw_desktop.intent.text import Prepared
 
 QUESTION = "question"
+REQUEST = "request"  # an imperative that takes a question as its object ("google how to fix ...")
 PERSONAL = "personal"
 COMPOSE = "compose"
 NEUTRAL = "neutral"  # holds a question word but asks about the user's world or complains ("天气怎么样", "怎么这么慢")
@@ -44,6 +45,12 @@ PERSONAL_CUES = {
         "could you", "please",
     ],
 }
+# an action verb that, placed before the question words, makes them its object: "google how to fix this",
+# "look up why the build fails" ask for a search, not for the model's own answer
+REQUEST_CUES = [
+    "google", "bing", "look up", "search for", "search the web", "search online", "find out", "check whether",
+    "check if", "look into", "百度一下", "谷歌一下", "搜一搜", "查一查", "上网查", "网上查", "网上搜", "上网搜",
+]
 NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还", "怎么这么", "怎么老是", "怎么一直", "怎么又"]
 # asking the model to write or rework text: its own job, unless a tool phrase says to save or send it
 COMPOSE_CUES = {
@@ -71,18 +78,26 @@ def add_cues(matcher: KeywordMatcher) -> None:
             matcher.add(PERSONAL, phrase, 1.0, CUE_LAYER)
     for phrase in NEUTRAL_CUES:
         matcher.add(NEUTRAL, phrase, 1.0, CUE_LAYER)
+    for phrase in REQUEST_CUES:
+        matcher.add(REQUEST, phrase, 1.0, CUE_LAYER)
     for lang in ("zh", "en"):
         for phrase in COMPOSE_CUES[lang]:
             matcher.add(COMPOSE, phrase, 1.0, CUE_LAYER)
 
 
-def is_composition(cues: set[str], prepared: Prepared) -> bool:
+def is_composition(cues: dict[str, int], prepared: Prepared) -> bool:
     """A request to write or rework text, with no file, page or address to act on."""
     return COMPOSE in cues and not (prepared.has_path or prepared.has_url or prepared.has_email)
 
 
-def is_knowledge_question(cues: set[str], prepared: Prepared) -> bool:
-    """A question the model answers itself: a question cue, and nothing about the user's own things."""
+def is_knowledge_question(cues: dict[str, int], prepared: Prepared) -> bool:
+    """A question the model answers itself: a question cue, and nothing about the user's own things, no
+    numbers to work on ("what's a 15% tip on $84") and no action verb in front of it ("google how to ...").
+
+    ``cues`` maps each cue kind found to the unit position of its first match."""
     if QUESTION not in cues:
         return False
-    return not (PERSONAL in cues or prepared.has_path or prepared.has_url or prepared.has_email)
+    if REQUEST in cues and cues[REQUEST] < cues[QUESTION]:
+        return False
+    concrete = prepared.has_path or prepared.has_url or prepared.has_email or prepared.has_math or prepared.has_code
+    return not (PERSONAL in cues or concrete)

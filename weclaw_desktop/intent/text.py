@@ -49,8 +49,12 @@ _QUOTED = re.compile(
     r"“[^”]{1,80}”|「[^」]{1,80}」|『[^』]{1,80}』|\"[^\"]{1,80}\"|(?:(?<=\s)|^)'[^']{2,80}'(?=[\s,.;:!?]|$)"
 )
 _MATH = re.compile(
+    r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"
     r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
 )
+# inline code in backticks: a command or a snippet to run; Python is told apart by its first word
+_CODE = re.compile(r"`{1,3}([^`]{1,300})`{1,3}")
+_PYCODE = re.compile(r"\s*(?:import |from \w+ import |print\(|def |class |lambda |for \w+ in |\w+ = )")
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
     r"\d{1,2}\s*点(?!\d)|(?:早上|上午|中午|下午|傍晚|晚上|凌晨|今晚|明早|明晚|夜里)[" + _CN_NUM + r"]{1,3}点"
@@ -74,6 +78,7 @@ class Prepared:
     has_quote: bool = False
     has_math: bool = False
     has_clock: bool = False  # a time of day ("八点半", "6pm", "9:30"): often a reminder
+    has_code: bool = False  # inline code in backticks: ‹pycode› for a Python snippet, ‹code› for a command
     extensions: set[str] = field(default_factory=set)
 
 
@@ -85,6 +90,9 @@ def normalise(text: str) -> str:
 def prepare(text: str) -> Prepared:
     s = normalise(text)
     p = Prepared(text="", units=[])
+    if "`" in s:
+        s, n = _CODE.subn(lambda m: " ‹pycode› " if _PYCODE.match(m.group(1)) else " ‹code› ", s)
+        p.has_code = n > 0
     # each pattern runs only when the character it needs is there: most requests hold no path or address
     if "@" in s:
         s, n = _EMAIL.subn(" ‹email› ", s)
@@ -107,7 +115,7 @@ def prepare(text: str) -> Prepared:
         hits += n
     p.has_path = hits > 0
     digits = _HAS_DIGIT.search(s) is not None
-    p.has_math = (digits or "π" in s or "√" in s) and _MATH.search(s) is not None
+    p.has_math = (digits or "π" in s or "√" in s or "折" in s) and _MATH.search(s) is not None
     p.has_clock = (digits or "点" in s or "noon" in s or "midnight" in s) and _CLOCK.search(s) is not None
     if _HAS_QUOTE.search(s):
         s, n = _QUOTED.subn(" ‹quote› ", s)
