@@ -175,3 +175,22 @@ def test_a_complaint_with_a_question_word_is_not_a_knowledge_question() -> None:
     assert question is False
     _, question = engine().score("文件为什么这么大")
     assert question is True
+
+
+def test_an_action_verb_before_the_question_words_makes_them_its_object() -> None:
+    e = engine()
+    # "look up" comes first: the question is what to search for, so nothing is damped
+    _, question = e.score("look up how to rename a file")
+    assert question is False
+    # the question comes first: it asks how to do the search, the model answers that itself
+    _, question = e.score("how to look up a file rename")
+    assert question is True
+
+
+def test_numbers_or_code_to_work_on_make_a_question_concrete() -> None:
+    e = engine()
+    assert e.score("what is a 15% tip on 84 dollars")[1] is False
+    assert e.score("what is a tip")[1] is True
+    ranked, question = e.score("why does `zip -r out.zip .` fail")
+    assert question is False
+    assert ranked == []  # the command itself is masked: its words cannot route

@@ -14,7 +14,14 @@ from weclaw_desktop.intent.engine import IntentEngine
 from weclaw_desktop.toolkit.manifest import Manifest
 
 DATA = Path(__file__).parent / "data"
-SETS = ["routing_cases.jsonl", "holdout.jsonl", "holdout2.jsonl", "holdout3.jsonl"]
+SETS = [
+    "routing_cases.jsonl",
+    "holdout.jsonl",
+    "holdout2.jsonl",
+    "holdout3.jsonl",
+    "holdout4.jsonl",
+    "holdout5.jsonl",
+]
 
 
 @pytest.mark.parametrize("name", SETS)

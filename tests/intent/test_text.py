@@ -44,3 +44,18 @@ def test_math_and_clock_markers() -> None:
 def test_gapped_keywords_split_into_segments() -> None:
     assert keyword_units("发*手机") == [["发"], ["手", "机"]]
     assert keyword_units("send * to my phone") == [["send"], ["to", "my", "phon"]]  # stemmed like requests
+
+
+def test_discounts_are_maths() -> None:
+    assert prepare("1299 打 85 折是多少钱").has_math
+    assert prepare("原价两百，打八五折").has_math
+    assert not prepare("打折季什么时候开始").has_math  # a discount with no rate to work on
+
+
+def test_backticked_code_is_masked_as_a_command_or_a_python_snippet() -> None:
+    p = prepare("run `rm -rf build/` in the project")
+    assert p.has_code
+    assert p.units == ["run", "‹code›", "in", "the", "project"]  # 'rm', the flags and the path stay out
+    p = prepare("跑一下 `import os; print(os.getcwd())`")
+    assert p.units == ["跑", "一", "下", "‹pycode›"]
+    assert not prepare("it's a plain sentence").has_code
