@@ -194,3 +194,12 @@ def test_numbers_or_code_to_work_on_make_a_question_concrete() -> None:
     ranked, question = e.score("why does `zip -r out.zip .` fail")
     assert question is False
     assert ranked == []  # the command itself is masked: its words cannot route
+
+
+def test_a_question_about_the_present_is_not_a_knowledge_question() -> None:
+    e = engine()
+    assert e.score("who is the mayor of Paris")[1] is True
+    # the model's knowledge is out of date: only a tool can answer
+    assert e.score("who is the mayor of Paris right now")[1] is False
+    assert e.score("什么是邮件")[1] is True
+    assert e.score("今年最流行的邮件客户端是什么")[1] is False

@@ -21,6 +21,7 @@ SETS = [
     "holdout3.jsonl",
     "holdout4.jsonl",
     "holdout5.jsonl",
+    "holdout6.jsonl",
 ]
 
 

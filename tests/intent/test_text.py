@@ -59,3 +59,10 @@ def test_backticked_code_is_masked_as_a_command_or_a_python_snippet() -> None:
     p = prepare("跑一下 `import os; print(os.getcwd())`")
     assert p.units == ["跑", "一", "下", "‹pycode›"]
     assert not prepare("it's a plain sentence").has_code
+
+
+def test_calendar_dates_get_a_marker() -> None:
+    assert prepare("born on 1985-03-02").has_date
+    assert prepare("下个月3月15号交房租").has_date
+    assert prepare("2026年3月的账单").has_date
+    assert not prepare("订单号 20240517-8832").has_date  # an id, not a date

@@ -14,7 +14,8 @@ from weclaw_desktop.intent.matcher import KeywordMatcher
 from weclaw_desktop.intent.text import Prepared
 
 QUESTION = "question"
-REQUEST = "request"  # an imperative that takes a question as its object ("google how to fix ...")
+REQUEST = "request"
+CURRENT = "current"  # an imperative that takes a question as its object ("google how to fix ...")
 PERSONAL = "personal"
 COMPOSE = "compose"
 NEUTRAL = "neutral"  # holds a question word but asks about the user's world or complains ("天气怎么样", "怎么这么慢")
@@ -38,6 +39,7 @@ PERSONAL_CUES = {
     "zh": [
         "帮我", "给我", "替我", "我的", "我电脑", "我手机", "我这", "这台", "本机", "这个文件", "我刚", "咱", "一下", "看看", "查查", "帮忙",
         "麻烦", "这个", "那个", "这段", "那段", "这份", "那份", "这串", "那串", "我之前", "你之前", "我问过", "问过你", "这电脑", "这个电脑",
+        "上次你", "你上次", "上回你", "你上回", "你昨天", "你刚才",
     ],
     "en": [
         "my", "mine", "for me", "this computer", "this machine", "this pc", "this mac", "this laptop",
@@ -50,6 +52,12 @@ PERSONAL_CUES = {
 REQUEST_CUES = [
     "google", "bing", "look up", "search for", "search the web", "search online", "find out", "check whether",
     "check if", "look into", "百度一下", "谷歌一下", "搜一搜", "查一查", "上网查", "网上查", "网上搜", "上网搜",
+]
+# about the world as it is now: the model's own knowledge is out of date, so the question needs a tool
+# ("who is playing in the final this year", "黄金今天什么价")
+CURRENT_CUES = [
+    "today", "tonight", "this year", "this week", "this weekend", "this season", "right now", "currently",
+    "at the moment", "latest", "今天", "今晚", "今年", "本周", "这周", "现在", "目前", "最新", "实时", "明后天",
 ]
 NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还", "怎么这么", "怎么老是", "怎么一直", "怎么又"]
 # asking the model to write or rework text: its own job, unless a tool phrase says to save or send it
@@ -80,6 +88,8 @@ def add_cues(matcher: KeywordMatcher) -> None:
         matcher.add(NEUTRAL, phrase, 1.0, CUE_LAYER)
     for phrase in REQUEST_CUES:
         matcher.add(REQUEST, phrase, 1.0, CUE_LAYER)
+    for phrase in CURRENT_CUES:
+        matcher.add(CURRENT, phrase, 1.0, CUE_LAYER)
     for lang in ("zh", "en"):
         for phrase in COMPOSE_CUES[lang]:
             matcher.add(COMPOSE, phrase, 1.0, CUE_LAYER)
@@ -92,7 +102,8 @@ def is_composition(cues: dict[str, int], prepared: Prepared) -> bool:
 
 def is_knowledge_question(cues: dict[str, int], prepared: Prepared) -> bool:
     """A question the model answers itself: a question cue, and nothing about the user's own things, no
-    numbers to work on ("what's a 15% tip on $84") and no action verb in front of it ("google how to ...").
+    numbers to work on ("what's a 15% tip on $84"), nothing about the present ("this year", "今天") and no
+    action verb in front of it ("google how to ...").
 
     ``cues`` maps each cue kind found to the unit position of its first match."""
     if QUESTION not in cues:
@@ -100,4 +111,4 @@ def is_knowledge_question(cues: dict[str, int], prepared: Prepared) -> bool:
     if REQUEST in cues and cues[REQUEST] < cues[QUESTION]:
         return False
     concrete = prepared.has_path or prepared.has_url or prepared.has_email or prepared.has_math or prepared.has_code
-    return not (PERSONAL in cues or concrete)
+    return not (PERSONAL in cues or CURRENT in cues or concrete)

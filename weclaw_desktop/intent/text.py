@@ -55,6 +55,8 @@ _MATH = re.compile(
 # inline code in backticks: a command or a snippet to run; Python is told apart by its first word
 _CODE = re.compile(r"`{1,3}([^`]{1,300})`{1,3}")
 _PYCODE = re.compile(r"\s*(?:import |from \w+ import |print\(|def |class |lambda |for \w+ in |\w+ = )")
+# a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
+_DATE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
     r"\d{1,2}\s*点(?!\d)|(?:早上|上午|中午|下午|傍晚|晚上|凌晨|今晚|明早|明晚|夜里)[" + _CN_NUM + r"]{1,3}点"
@@ -78,6 +80,7 @@ class Prepared:
     has_quote: bool = False
     has_math: bool = False
     has_clock: bool = False  # a time of day ("八点半", "6pm", "9:30"): often a reminder
+    has_date: bool = False  # a calendar date ("2026-03-15", "3月15号")
     has_code: bool = False  # inline code in backticks: ‹pycode› for a Python snippet, ‹code› for a command
     extensions: set[str] = field(default_factory=set)
 
@@ -116,6 +119,7 @@ def prepare(text: str) -> Prepared:
     p.has_path = hits > 0
     digits = _HAS_DIGIT.search(s) is not None
     p.has_math = (digits or "π" in s or "√" in s or "折" in s) and _MATH.search(s) is not None
+    p.has_date = digits and _DATE.search(s) is not None
     p.has_clock = (digits or "点" in s or "noon" in s or "midnight" in s) and _CLOCK.search(s) is not None
     if _HAS_QUOTE.search(s):
         s, n = _QUOTED.subn(" ‹quote› ", s)
@@ -124,6 +128,8 @@ def prepare(text: str) -> Prepared:
         s += " ‹math›"
     if p.has_clock:
         s += " ‹clock›"
+    if p.has_date:
+        s += " ‹date›"
     for marker in sorted({EXTENSION_MARKERS[e] for e in p.extensions if e in EXTENSION_MARKERS}):
         s += " " + marker
     p.text = s
