@@ -66,3 +66,19 @@ def test_calendar_dates_get_a_marker() -> None:
     assert prepare("下个月3月15号交房租").has_date
     assert prepare("2026年3月的账单").has_date
     assert not prepare("订单号 20240517-8832").has_date  # an id, not a date
+
+
+def test_the_text_after_the_colon_of_a_rework_request_is_payload() -> None:
+    p = prepare("翻译成中文：remind me later")
+    assert p.units == ["翻", "译", "成", "中", "文", "‹quote›"]
+    assert p.has_quote
+    p = prepare("Make this sentence sound friendlier: send me the report")
+    assert "send" not in p.units
+    # no rework verb before the colon: the words after it still route
+    assert "email" in prepare("note: email the report to Tom").units
+
+
+def test_arithmetic_in_words_is_maths_but_time_is_not() -> None:
+    assert prepare("what is 3 times 4").has_math
+    assert prepare("12 divided by 5").has_math
+    assert not prepare("what is the time complexity of quicksort").has_math

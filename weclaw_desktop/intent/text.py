@@ -50,6 +50,7 @@ _QUOTED = re.compile(
 )
 _MATH = re.compile(
     r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"
+    r"\d\s*(?:times|multiplied by|divided by|plus|minus)\s+\d|"
     r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
 )
 # inline code in backticks: a command or a snippet to run; Python is told apart by its first word
@@ -57,6 +58,11 @@ _CODE = re.compile(r"`{1,3}([^`]{1,300})`{1,3}")
 _PYCODE = re.compile(r"\s*(?:import |from \w+ import |print\(|def |class |lambda |for \w+ in |\w+ = )")
 # a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
 _DATE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+# "translate into English: remind me later": after the colon of a request to rework text comes the text itself
+_REWORK = re.compile(
+    r"^([^:：]{0,40}?(?:翻译|润色|改写|改得|改成|校对|纠正|语法|rewrite|rephrase|proofread|polish|translate|grammar|"
+    r"sound|more formal|friendlier|shorten|simplify)[^:：]{0,30})[:：](.{2,})$"
+)
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
     r"\d{1,2}\s*点(?!\d)|(?:早上|上午|中午|下午|傍晚|晚上|凌晨|今晚|明早|明晚|夜里)[" + _CN_NUM + r"]{1,3}点"
@@ -121,9 +127,12 @@ def prepare(text: str) -> Prepared:
     p.has_math = (digits or "π" in s or "√" in s or "折" in s) and _MATH.search(s) is not None
     p.has_date = digits and _DATE.search(s) is not None
     p.has_clock = (digits or "点" in s or "noon" in s or "midnight" in s) and _CLOCK.search(s) is not None
+    if ":" in s or "：" in s:
+        s, n = _REWORK.subn(r"\1 ‹quote›", s, count=1)
+        p.has_quote = n > 0
     if _HAS_QUOTE.search(s):
         s, n = _QUOTED.subn(" ‹quote› ", s)
-        p.has_quote = n > 0
+        p.has_quote = p.has_quote or n > 0
     if p.has_math:
         s += " ‹math›"
     if p.has_clock:
