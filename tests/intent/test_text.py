@@ -82,3 +82,9 @@ def test_arithmetic_in_words_is_maths_but_time_is_not() -> None:
     assert prepare("what is 3 times 4").has_math
     assert prepare("12 divided by 5").has_math
     assert not prepare("what is the time complexity of quicksort").has_math
+
+
+def test_chat_shorthand_reads_as_the_word_it_stands_for() -> None:
+    assert prepare("in 45 min").units == prepare("in 45 minutes").units
+    assert prepare("screenshot pls").units == prepare("screenshot please").units
+    assert prepare("u盘").units == keyword_units("u盘")[0]  # keywords go through the same mapping

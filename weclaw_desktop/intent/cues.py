@@ -25,13 +25,13 @@ QUESTION_CUES = {
     "zh": [
         "怎么", "怎样", "如何", "为什么", "为啥", "是什么", "什么是", "什么意思", "啥意思", "啥是", "区别", "原理", "哪个好", "好不好", "解释一下",
         "介绍一下", "讲讲", "讲一讲", "科普", "是不是真的", "有什么用", "什么叫", "咋回事", "怎么回事", "该不该", "要不要", "建议", "推荐",
-        "是啥", "快捷键", "应该学", "学哪个", "哪个更好", "对比", "优缺点",
+        "名词解释", "定义", "是啥", "快捷键", "应该学", "学哪个", "哪个更好", "对比", "优缺点",
     ],
     "en": [
         "how do", "how does", "how can", "how to", "how would", "how should", "why", "what is a",
         "what is an", "what's a", "what's an", "what is the difference", "what is the meaning",
         "what's the difference", "what does", "explain", "tell me about", "difference between", "is it true",
-        "should i", "any tips", "tips for", "shortcut for", "keyboard shortcut", "hotkey", "which is better", "versus", "pros and cons", "what happens", "who is", "who was", "meaning of", "recommend",
+        "should i", "any tips", "tips for", "define", "definition of", "shortcut for", "keyboard shortcut", "hotkey", "which is better", "versus", "pros and cons", "what happens", "who is", "who was", "meaning of", "recommend",
     ],
 }
 # about the user's own things, or phrased as a request ("一下" makes a verb a request: 查一下, 看一下;

@@ -146,13 +146,22 @@ def prepare(text: str) -> Prepared:
     return p
 
 
+# chat shorthand, read as the word it stands for ("in 45 min", "screenshot pls", "remind me tmrw")
+ABBREVIATIONS = {
+    "min": "minute", "mins": "minutes", "hr": "hour", "hrs": "hours", "sec": "second", "secs": "seconds",
+    "pls": "please", "plz": "please", "u": "you", "ur": "your", "tmrw": "tomorrow", "tmr": "tomorrow",
+    "msg": "message", "pic": "picture", "pics": "pictures", "approx": "approximately",
+}  # fmt: skip
+
+
 def units_of(text: str) -> list[str]:
     """Split already-normalised text into units (CJK characters, stemmed English words, '#' for numbers)."""
     out = []
+    abbreviations = ABBREVIATIONS
     for tok in _UNIT.findall(text):
         c = tok[0]
         if "a" <= c <= "z":
-            out.append(stem(tok))
+            out.append(stem(abbreviations.get(tok, tok)))
         elif "0" <= c <= "9":
             out.append("#")
         else:
