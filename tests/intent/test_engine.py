@@ -203,3 +203,12 @@ def test_a_question_about_the_present_is_not_a_knowledge_question() -> None:
     assert e.score("who is the mayor of Paris right now")[1] is False
     assert e.score("什么是邮件")[1] is True
     assert e.score("今年最流行的邮件客户端是什么")[1] is False
+
+
+def test_a_rework_request_with_its_text_after_a_colon_is_a_writing_request() -> None:
+    e = engine(similarity_weight=0.5)
+    # the words after the colon are the text to rework, and the request itself is the model's job
+    assert e.route("make this friendlier: rename the file and email it").tools == []
+    assert e.route("把这句改得客气点：文件重命名一下").tools == []
+    # without a rework verb before the colon the request still routes
+    assert e.route("one more thing: rename the file").tools == ["files"]

@@ -22,6 +22,8 @@ SETS = [
     "holdout4.jsonl",
     "holdout5.jsonl",
     "holdout6.jsonl",
+    "holdout8.jsonl",
+    "holdout9.jsonl",
 ]
 
 

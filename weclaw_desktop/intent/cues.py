@@ -97,8 +97,9 @@ def add_cues(matcher: KeywordMatcher) -> None:
 
 
 def is_composition(cues: dict[str, int], prepared: Prepared) -> bool:
-    """A request to write or rework text, with no file, page or address to act on."""
-    return COMPOSE in cues and not (prepared.has_path or prepared.has_url or prepared.has_email)
+    """A request to write or rework text (a writing verb, or "rewrite this: <text>"), with no file, page or
+    address to act on."""
+    return (COMPOSE in cues or prepared.rework) and not (prepared.has_path or prepared.has_url or prepared.has_email)
 
 
 def is_knowledge_question(cues: dict[str, int], prepared: Prepared) -> bool:

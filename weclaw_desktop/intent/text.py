@@ -50,7 +50,7 @@ _QUOTED = re.compile(
 )
 _MATH = re.compile(
     r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"
-    r"\d\s*(?:times|multiplied by|divided by|plus|minus)\s+\d|"
+    r"\d\s*(?:times|multiplied by|divided by|plus|minus)\s+\d|\b(?:divide|multiply)\s+[\d,.]+\s+(?:by|with)\s+\d|"
     r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
 )
 # inline code in backticks: a command or a snippet to run; Python is told apart by its first word
@@ -61,7 +61,8 @@ _DATE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*�
 # "translate into English: remind me later": after the colon of a request to rework text comes the text itself
 _REWORK = re.compile(
     r"^([^:：]{0,40}?(?:翻译|润色|改写|改得|改成|校对|纠正|语法|rewrite|rephrase|proofread|polish|translate|grammar|"
-    r"sound|more formal|friendlier|shorten|simplify)[^:：]{0,30})[:：](.{2,})$"
+    r"sound|more formal|friendlier|shorten|simplify|polite|nicer|professional|casual|formal|summari[sz]e|title|"
+    r"起.{0,2}标题|总结|概括|续写|扩写|缩写|改短|改长|客气)[^:：]{0,30})[:：](.{2,})$"
 )
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
@@ -84,6 +85,7 @@ class Prepared:
     has_url: bool = False
     has_email: bool = False
     has_quote: bool = False
+    rework: bool = False  # "translate this: ...": the text after the colon is to be reworked by the model
     has_math: bool = False
     has_clock: bool = False  # a time of day ("八点半", "6pm", "9:30"): often a reminder
     has_date: bool = False  # a calendar date ("2026-03-15", "3月15号")
@@ -129,7 +131,7 @@ def prepare(text: str) -> Prepared:
     p.has_clock = (digits or "点" in s or "noon" in s or "midnight" in s) and _CLOCK.search(s) is not None
     if ":" in s or "：" in s:
         s, n = _REWORK.subn(r"\1 ‹quote›", s, count=1)
-        p.has_quote = n > 0
+        p.has_quote = p.rework = n > 0
     if _HAS_QUOTE.search(s):
         s, n = _QUOTED.subn(" ‹quote› ", s)
         p.has_quote = p.has_quote or n > 0
