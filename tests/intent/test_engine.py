@@ -175,3 +175,40 @@ def test_a_complaint_with_a_question_word_is_not_a_knowledge_question() -> None:
     assert question is False
     _, question = engine().score("文件为什么这么大")
     assert question is True
+
+
+def test_an_action_verb_before_the_question_words_makes_them_its_object() -> None:
+    e = engine()
+    # "look up" comes first: the question is what to search for, so nothing is damped
+    _, question = e.score("look up how to rename a file")
+    assert question is False
+    # the question comes first: it asks how to do the search, the model answers that itself
+    _, question = e.score("how to look up a file rename")
+    assert question is True
+
+
+def test_numbers_or_code_to_work_on_make_a_question_concrete() -> None:
+    e = engine()
+    assert e.score("what is a 15% tip on 84 dollars")[1] is False
+    assert e.score("what is a tip")[1] is True
+    ranked, question = e.score("why does `zip -r out.zip .` fail")
+    assert question is False
+    assert ranked == []  # the command itself is masked: its words cannot route
+
+
+def test_a_question_about_the_present_is_not_a_knowledge_question() -> None:
+    e = engine()
+    assert e.score("who is the mayor of Paris")[1] is True
+    # the model's knowledge is out of date: only a tool can answer
+    assert e.score("who is the mayor of Paris right now")[1] is False
+    assert e.score("什么是邮件")[1] is True
+    assert e.score("今年最流行的邮件客户端是什么")[1] is False
+
+
+def test_a_rework_request_with_its_text_after_a_colon_is_a_writing_request() -> None:
+    e = engine(similarity_weight=0.5)
+    # the words after the colon are the text to rework, and the request itself is the model's job
+    assert e.route("make this friendlier: rename the file and email it").tools == []
+    assert e.route("把这句改得客气点：文件重命名一下").tools == []
+    # without a rework verb before the colon the request still routes
+    assert e.route("one more thing: rename the file").tools == ["files"]

@@ -14,6 +14,8 @@ from weclaw_desktop.intent.matcher import KeywordMatcher
 from weclaw_desktop.intent.text import Prepared
 
 QUESTION = "question"
+REQUEST = "request"
+CURRENT = "current"  # an imperative that takes a question as its object ("google how to fix ...")
 PERSONAL = "personal"
 COMPOSE = "compose"
 NEUTRAL = "neutral"  # holds a question word but asks about the user's world or complains ("天气怎么样", "怎么这么慢")
@@ -23,12 +25,13 @@ QUESTION_CUES = {
     "zh": [
         "怎么", "怎样", "如何", "为什么", "为啥", "是什么", "什么是", "什么意思", "啥意思", "啥是", "区别", "原理", "哪个好", "好不好", "解释一下",
         "介绍一下", "讲讲", "讲一讲", "科普", "是不是真的", "有什么用", "什么叫", "咋回事", "怎么回事", "该不该", "要不要", "建议", "推荐",
+        "名词解释", "定义", "是啥", "快捷键", "应该学", "学哪个", "哪个更好", "对比", "优缺点",
     ],
     "en": [
         "how do", "how does", "how can", "how to", "how would", "how should", "why", "what is a",
         "what is an", "what's a", "what's an", "what is the difference", "what is the meaning",
         "what's the difference", "what does", "explain", "tell me about", "difference between", "is it true",
-        "should i", "any tips", "tips for", "what happens", "who is", "who was", "meaning of", "recommend",
+        "should i", "any tips", "tips for", "define", "definition of", "shortcut for", "keyboard shortcut", "hotkey", "which is better", "versus", "pros and cons", "what happens", "who is", "who was", "meaning of", "recommend",
     ],
 }
 # about the user's own things, or phrased as a request ("一下" makes a verb a request: 查一下, 看一下;
@@ -37,6 +40,7 @@ PERSONAL_CUES = {
     "zh": [
         "帮我", "给我", "替我", "我的", "我电脑", "我手机", "我这", "这台", "本机", "这个文件", "我刚", "咱", "一下", "看看", "查查", "帮忙",
         "麻烦", "这个", "那个", "这段", "那段", "这份", "那份", "这串", "那串", "我之前", "你之前", "我问过", "问过你", "这电脑", "这个电脑",
+        "上次你", "你上次", "上回你", "你上回", "你昨天", "你刚才",
     ],
     "en": [
         "my", "mine", "for me", "this computer", "this machine", "this pc", "this mac", "this laptop",
@@ -44,6 +48,18 @@ PERSONAL_CUES = {
         "could you", "please",
     ],
 }
+# an action verb that, placed before the question words, makes them its object: "google how to fix this",
+# "look up why the build fails" ask for a search, not for the model's own answer
+REQUEST_CUES = [
+    "google", "bing", "look up", "search for", "search the web", "search online", "find out", "check whether",
+    "check if", "look into", "百度一下", "谷歌一下", "搜一搜", "查一查", "上网查", "网上查", "网上搜", "上网搜",
+]
+# about the world as it is now: the model's own knowledge is out of date, so the question needs a tool
+# ("who is playing in the final this year", "黄金今天什么价")
+CURRENT_CUES = [
+    "today", "tonight", "this year", "this week", "this weekend", "this season", "right now", "currently",
+    "at the moment", "latest", "今天", "今晚", "今年", "本周", "这周", "现在", "目前", "最新", "实时", "明后天",
+]
 NEUTRAL_CUES = ["怎么样", "怎么了", "怎么还", "怎么这么", "怎么老是", "怎么一直", "怎么又"]
 # asking the model to write or rework text: its own job, unless a tool phrase says to save or send it
 COMPOSE_CUES = {
@@ -71,18 +87,30 @@ def add_cues(matcher: KeywordMatcher) -> None:
             matcher.add(PERSONAL, phrase, 1.0, CUE_LAYER)
     for phrase in NEUTRAL_CUES:
         matcher.add(NEUTRAL, phrase, 1.0, CUE_LAYER)
+    for phrase in REQUEST_CUES:
+        matcher.add(REQUEST, phrase, 1.0, CUE_LAYER)
+    for phrase in CURRENT_CUES:
+        matcher.add(CURRENT, phrase, 1.0, CUE_LAYER)
     for lang in ("zh", "en"):
         for phrase in COMPOSE_CUES[lang]:
             matcher.add(COMPOSE, phrase, 1.0, CUE_LAYER)
 
 
-def is_composition(cues: set[str], prepared: Prepared) -> bool:
-    """A request to write or rework text, with no file, page or address to act on."""
-    return COMPOSE in cues and not (prepared.has_path or prepared.has_url or prepared.has_email)
+def is_composition(cues: dict[str, int], prepared: Prepared) -> bool:
+    """A request to write or rework text (a writing verb, or "rewrite this: <text>"), with no file, page or
+    address to act on."""
+    return (COMPOSE in cues or prepared.rework) and not (prepared.has_path or prepared.has_url or prepared.has_email)
 
 
-def is_knowledge_question(cues: set[str], prepared: Prepared) -> bool:
-    """A question the model answers itself: a question cue, and nothing about the user's own things."""
+def is_knowledge_question(cues: dict[str, int], prepared: Prepared) -> bool:
+    """A question the model answers itself: a question cue, and nothing about the user's own things, no
+    numbers to work on ("what's a 15% tip on $84"), nothing about the present ("this year", "今天") and no
+    action verb in front of it ("google how to ...").
+
+    ``cues`` maps each cue kind found to the unit position of its first match."""
     if QUESTION not in cues:
         return False
-    return not (PERSONAL in cues or prepared.has_path or prepared.has_url or prepared.has_email)
+    if REQUEST in cues and cues[REQUEST] < cues[QUESTION]:
+        return False
+    concrete = prepared.has_path or prepared.has_url or prepared.has_email or prepared.has_math or prepared.has_code
+    return not (PERSONAL in cues or CURRENT in cues or concrete)

@@ -93,10 +93,12 @@ class IntentEngine:
         """Every intent with a score above zero, best first, and whether the text is a knowledge question."""
         prepared = prepare(text)
         found: dict[str, IntentScore] = {}
-        cues: set[str] = set()
+        cues: dict[str, int] = {}  # cue kind -> position of its first match
         for m in self._keywords.find(prepared.units):
             if m.keyword.layer == CUE_LAYER:
-                cues.add(m.keyword.intent)
+                kind = m.keyword.intent
+                if m.start < cues.get(kind, 1 << 30):
+                    cues[kind] = m.start
                 continue
             s = found.get(m.keyword.intent)
             if s is None:

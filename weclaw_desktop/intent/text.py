@@ -49,7 +49,20 @@ _QUOTED = re.compile(
     r"“[^”]{1,80}”|「[^」]{1,80}」|『[^』]{1,80}』|\"[^\"]{1,80}\"|(?:(?<=\s)|^)'[^']{2,80}'(?=[\s,.;:!?]|$)"
 )
 _MATH = re.compile(
+    r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"
+    r"\d\s*(?:times|multiplied by|divided by|plus|minus)\s+\d|\b(?:divide|multiply)\s+[\d,.]+\s+(?:by|with)\s+\d|"
     r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
+)
+# inline code in backticks: a command or a snippet to run; Python is told apart by its first word
+_CODE = re.compile(r"`{1,3}([^`]{1,300})`{1,3}")
+_PYCODE = re.compile(r"\s*(?:import |from \w+ import |print\(|def |class |lambda |for \w+ in |\w+ = )")
+# a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
+_DATE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+# "translate into English: remind me later": after the colon of a request to rework text comes the text itself
+_REWORK = re.compile(
+    r"^([^:：]{0,40}?(?:翻译|润色|改写|改得|改成|校对|纠正|语法|rewrite|rephrase|proofread|polish|translate|grammar|"
+    r"sound|more formal|friendlier|shorten|simplify|polite|nicer|professional|casual|formal|summari[sz]e|title|"
+    r"起.{0,2}标题|总结|概括|续写|扩写|缩写|改短|改长|客气)[^:：]{0,30})[:：](.{2,})$"
 )
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
@@ -72,8 +85,11 @@ class Prepared:
     has_url: bool = False
     has_email: bool = False
     has_quote: bool = False
+    rework: bool = False  # "translate this: ...": the text after the colon is to be reworked by the model
     has_math: bool = False
     has_clock: bool = False  # a time of day ("八点半", "6pm", "9:30"): often a reminder
+    has_date: bool = False  # a calendar date ("2026-03-15", "3月15号")
+    has_code: bool = False  # inline code in backticks: ‹pycode› for a Python snippet, ‹code› for a command
     extensions: set[str] = field(default_factory=set)
 
 
@@ -85,6 +101,9 @@ def normalise(text: str) -> str:
 def prepare(text: str) -> Prepared:
     s = normalise(text)
     p = Prepared(text="", units=[])
+    if "`" in s:
+        s, n = _CODE.subn(lambda m: " ‹pycode› " if _PYCODE.match(m.group(1)) else " ‹code› ", s)
+        p.has_code = n > 0
     # each pattern runs only when the character it needs is there: most requests hold no path or address
     if "@" in s:
         s, n = _EMAIL.subn(" ‹email› ", s)
@@ -107,15 +126,21 @@ def prepare(text: str) -> Prepared:
         hits += n
     p.has_path = hits > 0
     digits = _HAS_DIGIT.search(s) is not None
-    p.has_math = (digits or "π" in s or "√" in s) and _MATH.search(s) is not None
+    p.has_math = (digits or "π" in s or "√" in s or "折" in s) and _MATH.search(s) is not None
+    p.has_date = digits and _DATE.search(s) is not None
     p.has_clock = (digits or "点" in s or "noon" in s or "midnight" in s) and _CLOCK.search(s) is not None
+    if ":" in s or "：" in s:
+        s, n = _REWORK.subn(r"\1 ‹quote›", s, count=1)
+        p.has_quote = p.rework = n > 0
     if _HAS_QUOTE.search(s):
         s, n = _QUOTED.subn(" ‹quote› ", s)
-        p.has_quote = n > 0
+        p.has_quote = p.has_quote or n > 0
     if p.has_math:
         s += " ‹math›"
     if p.has_clock:
         s += " ‹clock›"
+    if p.has_date:
+        s += " ‹date›"
     for marker in sorted({EXTENSION_MARKERS[e] for e in p.extensions if e in EXTENSION_MARKERS}):
         s += " " + marker
     p.text = s
@@ -123,13 +148,22 @@ def prepare(text: str) -> Prepared:
     return p
 
 
+# chat shorthand, read as the word it stands for ("in 45 min", "screenshot pls", "remind me tmrw")
+ABBREVIATIONS = {
+    "min": "minute", "mins": "minutes", "hr": "hour", "hrs": "hours", "sec": "second", "secs": "seconds",
+    "pls": "please", "plz": "please", "u": "you", "ur": "your", "tmrw": "tomorrow", "tmr": "tomorrow",
+    "msg": "message", "pic": "picture", "pics": "pictures", "approx": "approximately",
+}  # fmt: skip
+
+
 def units_of(text: str) -> list[str]:
     """Split already-normalised text into units (CJK characters, stemmed English words, '#' for numbers)."""
     out = []
+    abbreviations = ABBREVIATIONS
     for tok in _UNIT.findall(text):
         c = tok[0]
         if "a" <= c <= "z":
-            out.append(stem(tok))
+            out.append(stem(abbreviations.get(tok, tok)))
         elif "0" <= c <= "9":
             out.append("#")
         else:
