@@ -68,5 +68,9 @@ def _collect_garbage_on_the_main_thread() -> Iterator[None]:
     there); a QObject (qasync's timer) destroyed off its thread leaves its Qt timer registered, and the
     next timer event segfaults in QTimerInfoList::activateTimers (seen in a core dump).
     """
+    from weclaw_desktop.secrets import forget_env_secrets
+
+    forget_env_secrets()
     yield
+    forget_env_secrets()
     gc.collect()
