@@ -157,7 +157,9 @@ async def test_deny_risky_and_yes(fake_openai: FakeOpenAI, chat, weclaw_home: Pa
     assert rows == [("echo_shout", "denied", "deny", "policy"), ("echo_shout", "success", "allow_once", "auto")]
 
 
-async def test_sigkill_mid_turn_then_resume(fake_openai: FakeOpenAI, cli) -> None:
+async def test_sigkill_mid_turn_then_resume(
+    fake_openai: FakeOpenAI, cli, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     home, args = cli
     env = child_env(home, WECLAW_API_KEY=TEST_KEY)
     # round 1 completes (a tool call), round 2 is in flight when the process dies
@@ -192,8 +194,12 @@ async def test_sigkill_mid_turn_then_resume(fake_openai: FakeOpenAI, cli) -> Non
     ]
     assert db_rows(home, "SELECT status FROM turns") == [("running",)]
 
+    # restart (in this test process, so a second interpreter start is not paid for) and continue
     fake_openai.push(text_reply("Step two was interrupted; shall I retry?"))
-    code, out, err = await run_cli(args("what happened?", "--session", session), env)
+    monkeypatch.setenv("WECLAW_API_KEY", TEST_KEY)
+    code, out, err = await run_inproc(
+        ["--data-dir", str(home), *args("what happened?", "--session", session)[3:]], capsys
+    )
     assert code == 0, err
     assert out.strip() == "Step two was interrupted; shall I retry?"
     sent = fake_openai.messages()

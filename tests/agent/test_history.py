@@ -187,6 +187,9 @@ async def test_keyring_key_and_no_keyring_fallback(
         assert fake_openai.headers[0]["Authorization"] == f"Bearer {TEST_KEY}"
         store.delete("api_key")
         assert rt.api_key() == "sk-env-fallback-999999"
+        again = AgentRuntime.create(make_settings(fake_openai), tools_json=tools_json, secrets=store)
+        assert again.api_key() == "sk-env-fallback-999999"  # a second runtime still knows the env key
+        await again.close()
     finally:
         await rt.close()
 

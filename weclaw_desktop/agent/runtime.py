@@ -12,6 +12,7 @@
 Front ends use only this API (UI-agnostic, no Qt)::
 
     rt = AgentRuntime.create(settings)                 # or create(..., origin=Origin.CLI, gate=...)
+    await rt.recover()                                  # once at start-up: turns a crash left 'running'
     s = await rt.create_session()
     handle = rt.start_turn(s.id, "你好", on_event=print)  # returns at once; the turn runs as a Task
     async for event in handle.events(): ...            # or just the callback
@@ -25,6 +26,8 @@ Front ends use only this API (UI-agnostic, no Qt)::
     await rt.close()
 
 One turn per session at a time (:class:`TurnInProgress` otherwise); different sessions may run at once.
+Events are the dataclasses of ``agent/events.py``; dispatch on their type or ``event.event_name()``
+(not ``event.kind``: on ErrorOccurred that field is the error category).
 """
 
 from __future__ import annotations
