@@ -8,7 +8,7 @@ with the new settings after they were validated and written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -250,13 +250,14 @@ class SettingsDialog(QDialog):
         secrets: SecretStore,
         *,
         extra_pages: Sequence[tuple[str, QWidget]] = (),
+        key_lookup: Callable[[], str | None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(tr("settings.title"))
         self.setMinimumSize(760, 520)
         self.settings = settings
-        self.provider_page = ProviderPage(secrets)
+        self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
         self.agent_page = AgentPage()
         self.approvals_page = ApprovalsPage()
         self.files_page = FilesPage()

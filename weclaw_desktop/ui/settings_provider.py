@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import keyring
@@ -55,11 +56,18 @@ def keyring_usable(store: SecretStore, name: str) -> bool:
 
 
 class ProviderPage(QWidget):
-    def __init__(self, secrets: SecretStore, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        secrets: SecretStore,
+        *,
+        key_lookup: Callable[[], str | None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         from weclaw_desktop.agent.presets import PRESETS
 
         self.secrets = secrets
+        self._key_lookup = key_lookup
         self._presets = PRESETS
         self._tasks: set[asyncio.Task[Any]] = set()
         self._key_name = "api_key"
@@ -209,7 +217,9 @@ class ProviderPage(QWidget):
     def _provider(self) -> Any:
         from weclaw_desktop.agent.provider import Provider, ProviderConfig
 
-        key = self.api_key.text().strip() or self.secrets.api_key(self._key_name)
+        key = self.api_key.text().strip() or (
+            self._key_lookup() if self._key_lookup is not None else self.secrets.api_key(self._key_name)
+        )
         return Provider(
             ProviderConfig(
                 base_url=self.base_url.text().strip(),
