@@ -68,7 +68,9 @@ async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFacto
 
     made: list[Any] = []
 
-    async def factory(settings: Settings, *, runtime: bool = True, language: str = "en") -> Any:
+    async def factory(
+        settings: Settings, *, runtime: bool = True, language: str = "en", api_key: str | None = TEST_KEY
+    ) -> Any:
         from PySide6.QtWidgets import QApplication
 
         set_language(language)
@@ -79,7 +81,7 @@ async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFacto
         qtbot.addWidget(window)
         made.append(window)
         if runtime:
-            create_runtime(window, api_key=TEST_KEY, logs=False)
+            create_runtime(window, api_key=api_key, logs=False)
             await window.controller.idle()
         window.show()
         return window
