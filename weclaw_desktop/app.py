@@ -144,4 +144,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.quit_app()
         return 0
     with loop:
-        return loop.run_until_complete(run(window, paths, single))
+        return int(loop.run_until_complete(run(window, paths, single)))

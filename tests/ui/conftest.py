@@ -23,7 +23,6 @@ from uihelpers import TEST_KEY  # noqa: E402
 from weclaw_desktop.settings import Settings  # noqa: E402
 
 
-
 def ui_manifest() -> dict[str, Any]:
     work = tool_entry("WorkTool", ["run", "report"], timeout_s=60)
     work["module"] = "weclaw_ui_test_tools"

@@ -49,7 +49,7 @@ async def test_deny_does_not_run_the_call(make_window: Any, fake_openai: FakeOpe
     assert card.status.text() == "Denied"
     assert "LOUD" not in card.result.text()
     # the model was told the user said no
-    tool_msg = [m for m in fake_openai.messages(-1) if m["role"] == "tool"][0]
+    tool_msg = next(m for m in fake_openai.messages(-1) if m["role"] == "tool")
     assert "did not allow" in tool_msg["content"]
 
 

@@ -17,14 +17,17 @@ async def test_send_marks_tool_exposed_running_succeeded_and_renders_answer(
     make_window: Any, fake_openai: FakeOpenAI, qtbot: Any
 ) -> None:
     fake_openai.push(
-        tool_reply(call("echo_say", {"text": "hello"}), usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}),
-        text_reply("The tool said **hello**.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```", usage={"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27}),
+        tool_reply(
+            call("echo_say", {"text": "hello"}), usage={"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        ),
+        text_reply(
+            "The tool said **hello**.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```python\nprint('x')\n```",
+            usage={"prompt_tokens": 20, "completion_tokens": 7, "total_tokens": 27},
+        ),
     )
     window = await make_window(configured_settings(fake_openai))
     seen: list[tuple[str, str]] = []
-    window.controller.event_received.connect(
-        lambda e: seen.append((e.kind, window.tool_panel.status_text("echo")))
-    )
+    window.controller.event_received.connect(lambda e: seen.append((e.kind, window.tool_panel.status_text("echo"))))
     assert window.board.state("echo") == "available"
 
     qtbot.keyClicks(window.composer.edit, "please echo hello")

@@ -41,9 +41,7 @@ def test_bridged_tool_is_hidden_before_injection_and_available_after(qtbot: Any,
     window.quit_app()
 
 
-def test_hidden_tool_tooltip_names_its_reason_in_both_languages(
-    qtbot: Any, tmp_path: Path, monkeypatch: Any
-) -> None:
+def test_hidden_tool_tooltip_names_its_reason_in_both_languages(qtbot: Any, tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.delenv("WECLAW_UI_TEST_TOKEN", raising=False)
     data = ui_manifest()
     data["tools"]["echo"]["requires"] = {"env": "WECLAW_UI_TEST_TOKEN"}
@@ -77,9 +75,7 @@ def test_filter_box_hides_tools_that_do_not_match(qtbot: Any, tools_json: Path) 
     window.quit_app()
 
 
-async def test_switching_a_tool_off_is_saved_and_enforced(
-    make_window: Any, fake_openai: FakeOpenAI
-) -> None:
+async def test_switching_a_tool_off_is_saved_and_enforced(make_window: Any, fake_openai: FakeOpenAI) -> None:
     fake_openai.push(text_reply("ok"), text_reply("ok"))
     window = await make_window(configured_settings(fake_openai))
     item = window.tool_panel.item_for("work")

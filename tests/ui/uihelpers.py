@@ -24,10 +24,9 @@ def configured_settings(fake: FakeOpenAI) -> Settings:
     return s
 
 
-
-async def until(predicate: Callable[[], Any], timeout: float = 5.0, what: str = "condition") -> None:
+async def until(predicate: Callable[[], Any], limit_s: float = 5.0, what: str = "condition") -> None:
     """Poll on the qasync loop (never qtbot.wait* in async tests: it nests a Qt loop and hangs)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + limit_s
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")

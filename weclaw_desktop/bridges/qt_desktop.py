@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -10,9 +11,14 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
 
+def _expand(path: Path | str) -> str:
+    """``~`` expanded (string work only: it reads no file)."""
+    return os.path.expanduser(str(path))
+
+
 class QtDesktop:
     async def open_path(self, path: Path) -> bool:
-        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(Path(path).expanduser()))))
+        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(_expand(path))))
 
     async def open_url(self, url: str) -> bool:
         qurl = QUrl(url)
@@ -22,7 +28,7 @@ class QtDesktop:
 
     async def reveal(self, path: Path) -> bool:
         """Select the file in Explorer / Finder; elsewhere open its folder."""
-        target = Path(path).expanduser()
+        target = Path(_expand(path))
         command: list[str] | None = None
         if sys.platform == "win32":
             command = ["explorer", "/select,", str(target)]
@@ -36,5 +42,5 @@ class QtDesktop:
             else:
                 await proc.wait()
                 return True
-        folder = target if target.is_dir() else target.parent
+        folder = target if await asyncio.to_thread(target.is_dir) else target.parent
         return await self.open_path(folder)

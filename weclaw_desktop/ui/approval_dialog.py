@@ -138,7 +138,12 @@ class QtApprovalGate:
         future: asyncio.Future[ApprovalDecision] = loop.create_future()
         dialog = ApprovalDialog(req, self._title(req.tool), self._parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        dialog.on_decided(lambda d: future.done() or future.set_result(d))
+
+        def decided(decision: ApprovalDecision) -> None:
+            if not future.done():
+                future.set_result(decision)
+
+        dialog.on_decided(decided)
         self.open_dialogs.append(dialog)
         dialog.show()
         dialog.raise_()

@@ -155,7 +155,7 @@ class ChatView(QScrollArea):
         super().__init__(parent)
         self.registry = registry
         self.board = board
-        self.actions = actions
+        self.card_actions = actions
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._body = QWidget()
@@ -221,7 +221,7 @@ class ChatView(QScrollArea):
         return notice
 
     def add_card(self, call: CallInfo) -> ToolCallCard:
-        card = ToolCallCard(call, self.registry, self.actions)
+        card = ToolCallCard(call, self.registry, self.card_actions)
         self._add(card)
         self.cards[call.call_id] = card
         return card

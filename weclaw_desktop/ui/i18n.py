@@ -108,7 +108,10 @@ TABLE: dict[str, tuple[str, str]] = {
     "panel.switch.tip": ("Switch this tool on or off", "开启或关闭此工具"),
     "panel.tip.exposed": ("Offered to the model for the current request.", "已在当前请求中提供给模型。"),
     "panel.tip.available": ("Ready. Offered when a request needs it.", "就绪。请求需要时会提供给模型。"),
-    "panel.tip.off": ("You switched this tool off. Tick the box to turn it back on.", "你已关闭此工具，勾选即可重新开启。"),
+    "panel.tip.off": (
+        "You switched this tool off. Tick the box to turn it back on.",
+        "你已关闭此工具，勾选即可重新开启。",
+    ),
     "panel.tip.why": ("Why: {reason}", "原因：{reason}"),
     "panel.tip.todo": ("What to do: {hint}", "解决办法：{hint}"),
     "panel.tip.calls": ("Calls this session: {n}", "本会话调用次数：{n}"),
@@ -150,14 +153,23 @@ TABLE: dict[str, tuple[str, str]] = {
     "diag.env-missing.hint": ("Set the environment variable and restart WeClaw.", "请设置该环境变量后重启 WeClaw。"),
     "diag.dependency-missing.hint": ("Install the optional package, then restart.", "请安装该可选组件后重启。"),
     "diag.platform-unsupported.hint": ("Not available on this operating system.", "此操作系统不支持。"),
-    "diag.disabled-by-policy.hint": ("Change the tool profile or allow list in Settings.", "请在设置中调整工具配置或允许列表。"),
+    "diag.disabled-by-policy.hint": (
+        "Change the tool profile or allow list in Settings.",
+        "请在设置中调整工具配置或允许列表。",
+    ),
     "diag.disabled-by-user.hint": ("Tick the box next to it to switch it on.", "勾选旁边的复选框即可开启。"),
     "diag.disabled-in-manifest.hint": (
         "Not included in this version of WeClaw.",
         "此版本的 WeClaw 未包含该工具。",
     ),
-    "diag.circuit-open.hint": ("It failed repeatedly; it is back in the next request.", "连续失败多次，下一个请求会恢复。"),
-    "diag.load-failed.hint": ("The tool is broken on this installation; see the log.", "该工具在本机安装有问题，请查看日志。"),
+    "diag.circuit-open.hint": (
+        "It failed repeatedly; it is back in the next request.",
+        "连续失败多次，下一个请求会恢复。",
+    ),
+    "diag.load-failed.hint": (
+        "The tool is broken on this installation; see the log.",
+        "该工具在本机安装有问题，请查看日志。",
+    ),
     "diag.server-unavailable.hint": ("Check the server in Settings.", "请在设置中检查该服务器。"),
     # status bar
     "statusbar.no_provider": ("No model set up", "未设置模型"),

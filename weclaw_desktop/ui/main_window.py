@@ -12,6 +12,7 @@ Plug-in points for other components:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,12 +91,12 @@ class MainWindow(QMainWindow):
 
         self.board = ToolBoard(registry, lambda: self.settings.tools.policy, self._availability)
         self._unlisten = registry.add_listener(self.board.refresh)
-        self.actions = CardActions(open_path=self._open_path, reveal_path=self._reveal_path)
+        self.card_actions = CardActions(open_path=self._open_path, reveal_path=self._reveal_path)
         self.gate = QtApprovalGate(self, registry)
 
         # central area
         self.sidebar = SessionsSidebar()
-        self.chat = ChatView(registry, self.board, self.actions)
+        self.chat = ChatView(registry, self.board, self.card_actions)
         self.composer = Composer()
         self.setup_panel = SetupPanel()
         self.setup_panel.open_settings.connect(self.open_settings)
@@ -128,7 +129,7 @@ class MainWindow(QMainWindow):
             self.sidebar,
             self.board,
             is_configured=lambda: self.settings.provider.configured,
-            on_not_configured=self.open_settings,
+            on_not_configured=lambda: self._open_settings_quietly(),
             parent=self,
         )
         self.controller.tokens_changed.connect(self._show_tokens)
@@ -252,7 +253,7 @@ class MainWindow(QMainWindow):
 
     def set_phone_sender(self, sender: Callable[[list[Path]], None] | None) -> None:
         """Enable "Send to phone" on file cards (None disables it again)."""
-        self.actions.send_to_phone = sender
+        self.card_actions.send_to_phone = sender
         self.chat.refresh_phone_buttons()
 
     def add_settings_page(self, title: str, widget: QWidget) -> None:
@@ -289,6 +290,9 @@ class MainWindow(QMainWindow):
             self.tool_panel.show_calls(records[-200:])
 
         self._spawn(load())
+
+    def _open_settings_quietly(self) -> None:
+        self.open_settings()
 
     def open_settings(self) -> SettingsDialog:
         from weclaw_desktop.ui.settings_dialog import SettingsDialog
@@ -334,10 +338,8 @@ class MainWindow(QMainWindow):
 
     def _save_geometry(self) -> None:
         self.settings.ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
-        try:
+        with contextlib.suppress(OSError):
             self.settings.save()
-        except OSError:
-            pass
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._quitting and self.settings.ui.close_to_tray and self.notifier.available:

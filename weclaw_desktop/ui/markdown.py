@@ -82,10 +82,12 @@ class Renderer:
     @staticmethod
     def _valid_link(url: str) -> bool:
         lowered = url.strip().lower()
-        return lowered.startswith(SAFE_SCHEMES) or lowered.startswith("#") or "://" not in lowered and ":" not in lowered
+        return (
+            lowered.startswith(SAFE_SCHEMES) or lowered.startswith("#") or ("://" not in lowered and ":" not in lowered)
+        )
 
     def render(self, text: str) -> str:
-        return self.md.render(text)
+        return str(self.md.render(text))
 
     # --- rules ----------------------------------------------------------------------------------
     def _fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:

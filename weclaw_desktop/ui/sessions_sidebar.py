@@ -154,8 +154,11 @@ class SessionsSidebar(QWidget):
             self,
         )
         box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.buttonClicked.connect(
-            lambda b: box.standardButton(b) == QMessageBox.StandardButton.Yes and self.delete_requested.emit(session_id)
-        )
+
+        def clicked(button: Any) -> None:
+            if box.standardButton(button) == QMessageBox.StandardButton.Yes:
+                self.delete_requested.emit(session_id)
+
+        box.buttonClicked.connect(clicked)
         box.open()
         return box

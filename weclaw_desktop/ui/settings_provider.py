@@ -249,7 +249,7 @@ class ProviderPage(QWidget):
         self.fetch.setEnabled(False)
         current = self.model.currentText()
         try:
-            models = await provider.list_models()
+            models: list[str] = await provider.list_models()
         except Exception as exc:
             self._show_result(tr("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
             return []

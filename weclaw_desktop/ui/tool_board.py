@@ -135,14 +135,14 @@ class ToolBoard:
             self.set_exposed(set(event.tools))
             return None
         if isinstance(event, ev.TurnDone):
-            for call in list(self.calls.values()):
-                if not call.finished:
-                    self._finish(call, "cancelled" if event.reason == "cancelled" else "error")
+            for pending in list(self.calls.values()):
+                if not pending.finished:
+                    self._finish(pending, "cancelled" if event.reason == "cancelled" else "error")
             return None
         call_id = getattr(event, "call_id", None)
         if call_id is None:
             return None
-        call = self.calls.get(call_id)
+        call: CallInfo | None = self.calls.get(call_id)
         if isinstance(event, ev.ToolCallRequested):
             call = CallInfo(call_id, event.function, event.tool, event.action, arguments=event.arguments)
             self.calls[call_id] = call

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from weclaw_desktop.toolkit.audit import AuditRecord
-from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
+from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.i18n import TABLE, language, pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
@@ -278,6 +278,8 @@ class ToolPanel(QDockWidget):
             shown = 0
             for i in range(parent.childCount()):
                 child = parent.child(i)
+                if child is None:
+                    continue
                 name = str(child.data(0, TOOL_ROLE))
                 spec = self.board.registry.spec(name)
                 haystack = " ".join(
