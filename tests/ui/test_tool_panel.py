@@ -108,8 +108,9 @@ async def test_calls_tab_lists_recent_calls_from_the_audit(make_window: Any, fak
     assert panel.counter.text().startswith("2 calls · 0 running")
     panel.tabs.setCurrentWidget(panel.calls)
     await until(lambda: panel.calls.topLevelItemCount() == 2, what="calls listed")
-    rows = [[panel.calls.topLevelItem(i).text(c) for c in range(5)] for i in range(2)]
-    statuses = sorted(r[2] for r in rows)
+    rows = [[panel.calls.topLevelItem(i).text(c) for c in range(4)] for i in range(2)]
+    statuses = sorted(r[2].split(" · ")[0] for r in rows)
     assert statuses == ["Failed", "Succeeded"]
-    failed = next(r for r in rows if r[2] == "Failed")
-    assert failed[1] == "echo_say" and "text" in failed[4]  # the validation error is shown
+    failed = next(r for r in rows if r[2].startswith("Failed"))
+    assert failed[1] == "echo_say" and "text" in failed[3]  # the validation error is shown
+    assert failed[2].endswith(" ms")  # with its duration

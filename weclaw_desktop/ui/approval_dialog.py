@@ -11,6 +11,7 @@ import asyncio
 import json
 from collections.abc import Callable
 
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -82,7 +83,7 @@ class ApprovalDialog(QDialog):
         self.arguments.setReadOnly(True)
         self.arguments.setFont(theme.mono_font())
         self.arguments.setMinimumHeight(90)
-        self.arguments.setMaximumHeight(220)
+        self.arguments.setMaximumHeight(180)
         layout.addWidget(self.arguments)
         function = QLabel(f"{req.function}")
         function.setObjectName("Muted")
@@ -153,8 +154,9 @@ class QtApprovalGate:
         try:
             decision = await future
         except asyncio.CancelledError:
-            dialog.decision = ApprovalDecision.DENY  # closing must not report a decision any more
-            dialog.close()
+            if shiboken6.isValid(dialog):  # still open (not answered and deleted meanwhile)
+                dialog.decision = ApprovalDecision.DENY  # closing must not report a decision any more
+                dialog.close()
             raise
         finally:
             if dialog in self.open_dialogs:

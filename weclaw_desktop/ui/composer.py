@@ -75,9 +75,14 @@ class MessageEdit(QPlainTextEdit):
             super().dropEvent(event)
 
     def _fit(self) -> None:
-        lines = max(1, min(MAX_LINES, round(self.document().size().height())))
-        line_height = self.fontMetrics().lineSpacing()
-        self.setFixedHeight(lines * line_height + 14)
+        lines = max(1, round(self.document().size().height()))  # the plain-text layout counts lines
+        shown = min(MAX_LINES, lines)
+        self.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded if lines > MAX_LINES else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
+        margins = self.contentsMargins()
+        chrome = 2 * self.document().documentMargin() + margins.top() + margins.bottom() + 10
+        self.setFixedHeight(round(shown * self.fontMetrics().lineSpacing() + chrome))
 
 
 class AttachmentChip(QFrame):

@@ -140,6 +140,7 @@ class MainWindow(QMainWindow):
         self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
         self.tool_panel.setMinimumWidth(300)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_panel)
+        self.resizeDocks([self.tool_panel], [340], Qt.Orientation.Horizontal)
 
         self._build_toolbar()
         self._build_status_bar()
@@ -179,7 +180,13 @@ class MainWindow(QMainWindow):
         self.new_action = QAction(icons.icon("new_chat"), tr("action.new_chat"), self)
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.new_action.triggered.connect(lambda: self.controller.spawn(self.controller.new_session()))
-        bar.addAction(self.new_action)
+        self.addAction(self.new_action)  # Ctrl+N; the button itself is at the top of the sidebar
+        brand = QLabel()
+        brand.setPixmap(icons.pixmap("app", 22, theme.colors().accent))
+        brand.setContentsMargins(6, 0, 4, 0)
+        bar.addWidget(brand)
+        self.title_label = QLabel("<b>WeClaw</b>")
+        bar.addWidget(self.title_label)
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)

@@ -153,6 +153,12 @@ def _palette(c: Colors) -> QPalette:
     return p
 
 
+def _icon_url(name: str) -> str:
+    from weclaw_desktop.paths import resource_path
+
+    return resource_path("icons", f"{name}.svg").as_posix()
+
+
 def style_sheet(c: Colors) -> str:
     return f"""
 QMainWindow, QDialog {{ background: {c.window}; }}
@@ -168,6 +174,12 @@ QLineEdit, QPlainTextEdit, QTextEdit, QSpinBox, QComboBox {{
     background: {c.base}; border: 1px solid {c.border}; border-radius: 6px; padding: 5px 8px;
     selection-background-color: {c.accent}; selection-color: {c.accent_text};
 }}
+QComboBox::drop-down {{ border: none; width: 24px; subcontrol-origin: padding; subcontrol-position: center right; }}
+QComboBox::down-arrow {{ image: url("{_icon_url('chevron_down')}"); width: 12px; height: 12px; }}
+QComboBox QAbstractItemView {{ background: {c.base}; border: 1px solid {c.border}; selection-background-color: {c.surface_alt}; selection-color: {c.text}; }}
+QSpinBox::up-button, QSpinBox::down-button {{ border: none; width: 18px; }}
+QSpinBox::up-arrow {{ image: url("{_icon_url('chevron_up')}"); width: 10px; height: 10px; }}
+QSpinBox::down-arrow {{ image: url("{_icon_url('chevron_down')}"); width: 10px; height: 10px; }}
 QLineEdit:focus, QPlainTextEdit:focus, QSpinBox:focus, QComboBox:focus {{ border: 1px solid {c.accent}; }}
 QPushButton {{
     background: {c.surface}; border: 1px solid {c.border}; border-radius: 6px; padding: 5px 14px; min-height: 20px;
@@ -200,7 +212,7 @@ QFrame#UserBubble {{ background: {c.surface_alt}; border: none; border-radius: 1
 QFrame#Composer {{ background: {c.base}; border: 1px solid {c.border}; border-radius: 12px; }}
 QFrame#Composer QPlainTextEdit {{ border: none; background: transparent; padding: 4px; }}
 QFrame#SetupPanel {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 14px; }}
-QFrame#Notice {{ background: {QColor(c.warning).lighter(185 if not c.dark else 60).name()}; border-radius: 6px; }}
+QFrame#Notice {{ background: {"#3a2f17" if c.dark else "#fff5e0"}; border: 1px solid {"#6b5322" if c.dark else "#f1cf86"}; border-radius: 8px; }}
 QLabel#Muted {{ color: {c.muted}; }}
 QLabel#Title {{ font-size: 15pt; font-weight: 600; }}
 QLabel#Section {{ font-weight: 600; color: {c.text}; padding-top: 6px; }}

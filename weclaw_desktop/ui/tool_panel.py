@@ -117,8 +117,9 @@ class ToolPanel(QDockWidget):
         self.tree.setIconSize(icons.icon_size(18))
         header = self.tree.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.itemChanged.connect(self._item_changed)
         tl.addWidget(self.tree, 1)
         self.counter = QLabel()
@@ -128,15 +129,9 @@ class ToolPanel(QDockWidget):
 
         self.calls = QTreeWidget()
         self.calls.setRootIsDecorated(False)
-        self.calls.setColumnCount(5)
+        self.calls.setColumnCount(4)
         self.calls.setHeaderLabels(
-            [
-                tr("panel.calls.when"),
-                tr("panel.calls.function"),
-                tr("panel.calls.status"),
-                tr("panel.calls.duration"),
-                tr("panel.calls.error"),
-            ]
+            [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
         )
         self.calls.setUniformRowHeights(True)
         self.calls.header().setStretchLastSection(True)
@@ -170,6 +165,7 @@ class ToolPanel(QDockWidget):
                     parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
                     parent.setForeground(0, QBrush(QColor(theme.colors().muted)))
                     self.tree.addTopLevelItem(parent)
+                    parent.setFirstColumnSpanned(True)
                     self._categories[category] = parent
                 item = QTreeWidgetItem([pick(spec.display.name), ""])
                 item.setData(0, TOOL_ROLE, name)
@@ -303,21 +299,19 @@ class ToolPanel(QDockWidget):
         self.calls.clear()
         for rec in sorted(records, key=lambda r: r.started_at, reverse=True):
             when = time.strftime("%H:%M:%S", time.localtime(rec.started_at))
+            status = tr(f"status.{rec.status}") if f"status.{rec.status}" in TABLE else rec.status
             item = QTreeWidgetItem(
-                [
-                    when,
-                    rec.function,
-                    tr(f"status.{rec.status}") if f"status.{rec.status}" in TABLE else rec.status,
-                    format_seconds(rec.duration_ms / 1000),
-                    rec.error_summary,
-                ]
+                [when, rec.function, f"{status} · {format_seconds(rec.duration_ms / 1000)}", rec.error_summary]
             )
             item.setIcon(2, icons.status_icon(rec.status))
             item.setForeground(2, QBrush(QColor(theme.status_color(rec.status))))
+            tip = f"{rec.function} · {status} · {format_seconds(rec.duration_ms / 1000)}"
             if rec.error_summary:
-                item.setToolTip(4, rec.error_summary)
+                tip += f"\n{rec.error_summary}"
+            for col in range(4):
+                item.setToolTip(col, tip)
             self.calls.addTopLevelItem(item)
-        for col in range(4):
+        for col in range(3):
             self.calls.resizeColumnToContents(col)
 
     # --- test and screenshot helpers ------------------------------------------------------------
