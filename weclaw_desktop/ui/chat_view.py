@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 
 from PySide6.QtCore import Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QResizeEvent
+from PySide6.QtGui import QDesktopServices, QResizeEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -33,6 +33,22 @@ from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
 
 RENDER_INTERVAL_MS = 60
+#: A finished message up to this size is rendered once more as a whole (exact Markdown across blocks);
+#: longer ones keep their block-wise streamed rendering, so finishing never stalls the UI.
+FULL_RENDER_LIMIT = 20_000
+
+
+def stable_split(text: str) -> int:
+    """Where the finished Markdown blocks of a streaming text end: after the last blank line that is
+    not inside an open code fence. Everything before it will not change when more text arrives."""
+    end = text.rfind("\n\n")
+    while end > 0:
+        head = text[:end]
+        fences = sum(1 for line in head.split("\n") if line.lstrip().startswith(("```", "~~~")))
+        if fences % 2 == 0:
+            return end + 2
+        end = text.rfind("\n\n", 0, end)
+    return 0
 
 
 def markdown_renderer() -> Renderer:
@@ -69,7 +85,9 @@ class MarkdownView(QTextBrowser):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self.document().setTextWidth(self.viewport().width())
+        width = self.viewport().width()
+        if event.oldSize().width() != event.size().width() and self.document().textWidth() != width:
+            self.document().setTextWidth(width)  # a height change (while streaming) needs no relayout
         self._fit()
 
     def _fit(self) -> None:
@@ -86,7 +104,9 @@ class MessageWidget(QWidget):
         self.role = role
         self.text = text
         self._renderer = renderer or markdown_renderer()
-        self._dirty = False
+        self._stable_len = 0  # characters of text already rendered as finished blocks
+        self._tail_pos = 0  # document position where the still-changing tail starts
+        self._streaming = False
         self.renders = 0  # how many times the Markdown was rendered (the bench and tests read it)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -113,6 +133,7 @@ class MessageWidget(QWidget):
 
     def append(self, delta: str) -> None:
         self.text += delta
+        self._streaming = True
         if not self._timer.isActive():
             self._timer.start()
 
@@ -122,16 +143,49 @@ class MessageWidget(QWidget):
 
     def finish(self) -> None:
         self._timer.stop()
-        self.render_now()
+        if self._streaming and len(self.text) > FULL_RENDER_LIMIT:
+            self._render_incremental()
+        else:
+            self._streaming = False
+            self.render_now()
+        self._streaming = False
 
     def render_now(self) -> None:
         self._timer.stop()
+        if self._streaming and self.role != "user":
+            self._render_incremental()
+            return
+        self._stable_len = self._tail_pos = 0
         if self.role == "user":
             body = html.escape(self.text).replace("\n", "<br>")
             self.view.setHtml(f"<p>{body}</p>")
         else:
             self.view.setHtml(self._renderer.render(self.text))
         self.renders += 1
+
+    def _render_incremental(self) -> None:
+        """Render only what changed: newly finished blocks are appended once, the tail is replaced."""
+        doc = self.view.document()
+        if self._stable_len == 0 and self._tail_pos == 0:
+            doc.clear()
+        cursor = QTextCursor(doc)
+        split = stable_split(self.text)
+        if split > self._stable_len:
+            self._replace_tail(cursor, "")
+            cursor.insertHtml(self._renderer.render(self.text[self._stable_len : split]))
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            self._tail_pos = cursor.position()
+            self._stable_len = split
+        self._replace_tail(cursor, self._renderer.render(self.text[self._stable_len :]))
+        self.renders += 1
+
+    def _replace_tail(self, cursor: QTextCursor, html: str) -> None:
+        cursor.setPosition(self._tail_pos)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        if html:
+            cursor.insertHtml(html)
 
     def plain_text(self) -> str:
         return self.view.toPlainText()
