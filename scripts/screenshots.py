@@ -109,7 +109,11 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
         widget.grab().save(str(path))  # type: ignore[attr-defined]
         shots.append(path)
 
-    ask = "把本周的销售数据整理成报告，然后发到我手机上" if zh else "Summarise this week's sales into a report and send it to my phone"
+    ask = (
+        "把本周的销售数据整理成报告，然后发到我手机上"
+        if zh
+        else "Summarise this week's sales into a report and send it to my phone"
+    )
     answer = (
         "报告已生成：**sales-week-48.md**。\n\n| 区域 | 销售额 | 环比 |\n|---|---:|---:|\n| 华东 | ¥128,400 | +12% |\n"
         "| 华南 | ¥96,200 | +4% |\n| 华北 | ¥71,900 | −3% |\n\n要点：\n- 华东增长最快\n- 华北需要关注\n\n"
@@ -136,7 +140,7 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     )
     await window.controller.send(ask)
     await until(lambda: not window.composer.busy)
-    window.set_phone_status("connected", "Pixel 7 · 192.168.1.23" if not zh else "Pixel 7 · 192.168.1.23")
+    window.set_phone_status("connected", "Pixel 7 · 192.168.1.23")
     window.set_phone_sender(lambda paths: None)
     dialogs: list[object] = []
     window.gate.listeners.append(dialogs.append)

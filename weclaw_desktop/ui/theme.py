@@ -175,11 +175,11 @@ QLineEdit, QPlainTextEdit, QTextEdit, QSpinBox, QComboBox {{
     selection-background-color: {c.accent}; selection-color: {c.accent_text};
 }}
 QComboBox::drop-down {{ border: none; width: 24px; subcontrol-origin: padding; subcontrol-position: center right; }}
-QComboBox::down-arrow {{ image: url("{_icon_url('chevron_down')}"); width: 12px; height: 12px; }}
+QComboBox::down-arrow {{ image: url("{_icon_url("chevron_down")}"); width: 12px; height: 12px; }}
 QComboBox QAbstractItemView {{ background: {c.base}; border: 1px solid {c.border}; selection-background-color: {c.surface_alt}; selection-color: {c.text}; }}
 QSpinBox::up-button, QSpinBox::down-button {{ border: none; width: 18px; }}
-QSpinBox::up-arrow {{ image: url("{_icon_url('chevron_up')}"); width: 10px; height: 10px; }}
-QSpinBox::down-arrow {{ image: url("{_icon_url('chevron_down')}"); width: 10px; height: 10px; }}
+QSpinBox::up-arrow {{ image: url("{_icon_url("chevron_up")}"); width: 10px; height: 10px; }}
+QSpinBox::down-arrow {{ image: url("{_icon_url("chevron_down")}"); width: 10px; height: 10px; }}
 QLineEdit:focus, QPlainTextEdit:focus, QSpinBox:focus, QComboBox:focus {{ border: 1px solid {c.accent}; }}
 QPushButton {{
     background: {c.surface}; border: 1px solid {c.border}; border-radius: 6px; padding: 5px 14px; min-height: 20px;
