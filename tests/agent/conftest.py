@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -15,36 +14,17 @@ for _p in (HERE.parent, HERE):  # tests/ (fakeopenai, sample_tools, helpers) and
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+from agent_support import TEST_KEY, make_settings, write_manifest  # noqa: E402
 from fakeopenai import FakeOpenAI  # noqa: E402
-from helpers import tool_entry  # noqa: E402
 
 from weclaw_desktop.agent.runtime import AgentRuntime  # noqa: E402
 from weclaw_desktop.settings import Settings  # noqa: E402
 from weclaw_desktop.toolkit.base import Origin  # noqa: E402
 
-TEST_KEY = "sk-test-4f9a1c7e2b8d0a6f"  # a fake key; tests grep for it where it must not be
-
-
-def agent_manifest() -> dict[str, Any]:
-    proc = tool_entry("ProcTool", ["sleep", "env", "big"], timeout_s=30)
-    proc["module"] = "weclaw_agent_test_tools"
-    return {
-        "version": 1,
-        "tools": {
-            "echo": tool_entry("EchoTool", ["say", "shout"], config={"prefix": ""}),
-            "faulty": tool_entry("FaultyTool", ["crash", "refuse", "sleep", "nested"], timeout_s=5),
-            "proc": proc,
-            "bridged": tool_entry("BridgedTool", ["paste"], bridges=["clipboard"]),
-        },
-        "profiles": {"full": ["*"]},
-    }
-
 
 @pytest.fixture
 def tools_json(tmp_path: Path) -> Path:
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps(agent_manifest()), encoding="utf-8")
-    return path
+    return write_manifest(tmp_path / "tools.json")
 
 
 @pytest.fixture
@@ -56,19 +36,6 @@ async def fake_openai() -> AsyncIterator[FakeOpenAI]:
         yield server
     finally:
         await server.stop()
-
-
-def make_settings(fake: FakeOpenAI, **agent: Any) -> Settings:
-    s = Settings()
-    s.provider.base_url = fake.base_url
-    s.provider.model = "fake-model"
-    s.provider.preset = "custom"
-    s.provider.max_retries = 2
-    s.provider.timeout_s = 20
-    s.agent.exposure = "all"
-    for key, value in agent.items():
-        setattr(s.agent, key, value)
-    return s
 
 
 RuntimeFactory = Callable[..., Awaitable[AgentRuntime]]

@@ -40,12 +40,3 @@ def redact(text: str) -> str:
     text = _PATTERNS[1].sub(lambda m: f"{m.group(1)} ***", text)
     text = _PATTERNS[2].sub(lambda m: f"{m.group(1)}{m.group(2)}***", text)
     return text
-
-
-def safe_environ(base: dict[str, str] | None = None) -> dict[str, str]:
-    """A copy of the environment for a child process, without any variable holding a known secret."""
-    import os
-
-    env = dict(os.environ if base is None else base)
-    secrets = known_secrets()
-    return {k: v for k, v in env.items() if not any(s and s in v for s in secrets)}
