@@ -59,6 +59,19 @@ def prepare_ui(app: QApplication, settings: Settings) -> None:
     theme.apply_theme(app, settings.ui.theme)
 
 
+def follow_system_theme(app: QApplication, window: MainWindow) -> None:
+    """With theme "system", switch between light and dark when the system does."""
+
+    def changed(*_args: object) -> None:
+        if window.settings.ui.theme == "system":
+            theme.apply_theme(app, "system")
+
+    hints = app.styleHints()
+    signal = getattr(hints, "colorSchemeChanged", None)
+    if signal is not None:
+        signal.connect(changed)
+
+
 def build_window(
     settings: Settings,
     *,
@@ -137,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     asyncio.set_event_loop(loop)
     window = build_window(settings)
     single.activated.connect(window.bring_to_front)
+    follow_system_theme(app, window)
     window.show()
     if os.environ.get(EXIT_AFTER_SHOW_ENV):
         app.processEvents()

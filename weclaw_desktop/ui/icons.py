@@ -53,13 +53,17 @@ def pixmap(name: str, size: int = 18, color: str | None = None) -> QPixmap:
     return _render(svg.replace("currentColor", color or theme.colors().text), size, dpr)
 
 
-def icon(name: str, color: str | None = None, sizes: tuple[int, ...] = (16, 20, 24, 32)) -> QIcon:
+def icon(name: str, color: str | None = None, sizes: tuple[int, ...] = (18, 24)) -> QIcon:
+    """A themed icon; cached per name, colour and theme (the tool panel asks for many)."""
+    return _icon(name, color or theme.colors().text, theme.colors().muted, sizes)
+
+
+@cache
+def _icon(name: str, color: str, disabled: str, sizes: tuple[int, ...]) -> QIcon:
     result = QIcon()
     for size in sizes:
         result.addPixmap(pixmap(name, size, color))
-    disabled = theme.colors().muted
-    for size in sizes[:2]:
-        result.addPixmap(pixmap(name, size, disabled), QIcon.Mode.Disabled)
+    result.addPixmap(pixmap(name, sizes[0], disabled), QIcon.Mode.Disabled)
     return result
 
 
