@@ -178,8 +178,10 @@ def main() -> int:
 
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)  # type: ignore[union-attr]
+    from weclaw_desktop.app import qt_application
+
+    app = qt_application(sys.argv[:1])  # as the app does (also sets the GIL switch interval)
+    app.setQuitOnLastWindowClosed(False)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:

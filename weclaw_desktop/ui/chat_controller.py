@@ -196,6 +196,9 @@ class ChatController(QObject):
                 self.tokens_changed.emit(self.tokens[session_id])
         if session_id != self.session_id:
             return  # a turn of a chat that is not shown; it is stored and shown when opened
+        if isinstance(event, ev.TextDelta):  # the hot path: one per token, no signal emission
+            self.chat.handle(event, None)
+            return
         call = self.board.handle(event)
         self.chat.handle(event, call)
         self.event_received.emit(event)

@@ -40,6 +40,7 @@ class MessageEdit(QPlainTextEdit):
         self.setAcceptDrops(True)
         self.setTabChangesFocus(True)
         self.setPlaceholderText(tr("chat.placeholder"))
+        self.setToolTip(tr("chat.keys"))
         self.document().documentLayout().documentSizeChanged.connect(lambda _s: self._fit())
         self._fit()
 

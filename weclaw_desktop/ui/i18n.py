@@ -44,9 +44,10 @@ TABLE: dict[str, tuple[str, str]] = {
     # chat
     "chat.you": ("You", "你"),
     "chat.assistant": ("WeClaw", "WeClaw"),
-    "chat.placeholder": (
-        "Ask WeClaw to do something…  (Enter to send, Shift+Enter for a new line)",
-        "让 WeClaw 帮你做点什么…（Enter 发送，Shift+Enter 换行）",
+    "chat.placeholder": ("Ask WeClaw to do something…", "让 WeClaw 帮你做点什么…"),
+    "chat.keys": (
+        "Enter sends · Shift+Enter adds a line · drop files here to attach them",
+        "Enter 发送 · Shift+Enter 换行 · 拖入文件即可附加",
     ),
     "chat.send": ("Send", "发送"),
     "chat.stop": ("Stop", "停止"),

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QIcon
 from PySide6.QtWidgets import (
     QDockWidget,
     QHeaderView,
@@ -230,7 +230,7 @@ class ToolPanel(QDockWidget):
         else:
             text = tr(f"panel.state.{row.state}")
             color = {"exposed": c.accent, "available": c.success, "hidden": c.muted, "off": c.muted}[row.state]
-            item.setIcon(1, icons.status_icon("queued") if row.state == "exposed" else icons.pixmap("status_wait", 1))
+            item.setIcon(1, QIcon(icons.status_icon("queued")) if row.state == "exposed" else QIcon())
         if row.state == "exposed" and (call is None or call.finished):
             text = tr("panel.state.exposed") + (f" · {call_status_text(call)}" if call else "")
         item.setText(1, text)
