@@ -174,11 +174,8 @@ def main() -> int:
         f"on {os.cpu_count()} CPUs"
     )
 
-    from PySide6.QtWidgets import QApplication
-
-    from weclaw_desktop.ui.qtloop import WeclawEventLoop
-
     from weclaw_desktop.app import qt_application
+    from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     app = qt_application(sys.argv[:1])  # as the app does (also sets the GIL switch interval)
     app.setQuitOnLastWindowClosed(False)
