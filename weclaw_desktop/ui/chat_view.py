@@ -76,7 +76,9 @@ class MarkdownView(QTextBrowser):
             f"h2 {{ font-size: large; }} h3 {{ font-size: medium; }} pre {{ font-family: monospace; }} "
             f"a {{ color: {c.link}; }} li {{ margin-bottom: 2px; }}"
         )
-        self.document().documentLayout().documentSizeChanged.connect(lambda _size: self._fit())
+        # a bound method (not a lambda): Qt disconnects it when this view is destroyed, so the layout's
+        # last size change during destruction cannot call into a deleted widget
+        self.document().documentLayout().documentSizeChanged.connect(self._size_changed)
 
     @staticmethod
     def _open_link(url: QUrl) -> None:
@@ -88,6 +90,9 @@ class MarkdownView(QTextBrowser):
         width = self.viewport().width()
         if event.oldSize().width() != event.size().width() and self.document().textWidth() != width:
             self.document().setTextWidth(width)  # a height change (while streaming) needs no relayout
+        self._fit()
+
+    def _size_changed(self, _size: object) -> None:
         self._fit()
 
     def _fit(self) -> None:
@@ -224,6 +229,7 @@ class ChatView(QScrollArea):
         self.messages: list[MessageWidget] = []
         self.current: MessageWidget | None = None
         self._stick = True
+        self._last_error = ""
         self.verticalScrollBar().rangeChanged.connect(self._range_changed)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._ticker = QTimer(self)
@@ -309,6 +315,7 @@ class ChatView(QScrollArea):
             self.cards[call.call_id].update_from(call)
         elif isinstance(event, ev.ErrorOccurred):
             self._close_current(None)
+            self._last_error = event.message
             self.add_notice(tr("chat.error", message=event.message), "error")
         elif isinstance(event, ev.TurnDone):
             self._close_current(None)
@@ -319,8 +326,9 @@ class ChatView(QScrollArea):
                 self.add_notice(tr("chat.stopped"), "warning")
             elif event.reason in ("max_rounds", "loop_guard"):
                 self.add_notice(event.message or tr(f"chat.done.{event.reason}"), "warning")
-            elif event.reason in ("error", "budget") and event.message:
+            elif event.reason in ("error", "budget") and event.message and event.message != self._last_error:
                 self.add_notice(event.message, "error")
+            self._last_error = ""
 
     def _close_current(self, final_text: str | None) -> None:
         current = self.current

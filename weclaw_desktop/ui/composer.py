@@ -41,7 +41,7 @@ class MessageEdit(QPlainTextEdit):
         self.setTabChangesFocus(True)
         self.setPlaceholderText(tr("chat.placeholder"))
         self.setToolTip(tr("chat.keys"))
-        self.document().documentLayout().documentSizeChanged.connect(lambda _s: self._fit())
+        self.document().documentLayout().documentSizeChanged.connect(self._size_changed)  # bound: auto-disconnect
         self._fit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -74,6 +74,9 @@ class MessageEdit(QPlainTextEdit):
             event.acceptProposedAction()
         else:
             super().dropEvent(event)
+
+    def _size_changed(self, _size: object) -> None:
+        self._fit()
 
     def _fit(self) -> None:
         lines = max(1, round(self.document().size().height()))  # the plain-text layout counts lines

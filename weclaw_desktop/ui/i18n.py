@@ -96,7 +96,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "status.denied": ("Denied", "已拒绝"),
     "status.cancelled": ("Cancelled", "已取消"),
     # tool panel
-    "panel.title": ("Tools", "工具"),
+    "panel.title": ("Tool panel", "工具面板"),
     "panel.tab.tools": ("Tools", "工具"),
     "panel.tab.calls": ("Calls", "调用记录"),
     "panel.filter": ("Filter tools", "筛选工具"),

@@ -133,8 +133,8 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.controller.tokens_changed.connect(self._show_tokens)
-        self.controller.event_received.connect(lambda _e: self._update_stack())
-        self.controller.turn_state_changed.connect(lambda _r: self._update_stack())
+        self.controller.event_received.connect(self._event_shown)
+        self.controller.turn_state_changed.connect(self._turn_state_changed)
 
         # tool panel dock
         self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
@@ -236,6 +236,14 @@ class MainWindow(QMainWindow):
         else:
             self.provider_label.setText(tr("statusbar.no_provider"))
         self._update_stack()
+
+    def _event_shown(self, _event: object) -> None:
+        self._update_stack()
+
+    def _turn_state_changed(self, running: bool) -> None:
+        self._update_stack()
+        if not running and self.tool_panel.tabs.currentWidget() is self.tool_panel.calls:
+            self.load_calls()  # the Calls tab shows the calls of the turn that just ended
 
     def _show_tokens(self, n: int) -> None:
         self.tokens_label.setText(tr("statusbar.tokens", n=f"{n:,}"))

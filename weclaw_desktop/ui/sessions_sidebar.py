@@ -61,8 +61,8 @@ class SessionsSidebar(QWidget):
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(200)
-        self._debounce.timeout.connect(lambda: self.search_changed.emit(self.search.text().strip()))
-        self.search.textChanged.connect(lambda _t: self._debounce.start())
+        self._debounce.timeout.connect(self._emit_search)
+        self.search.textChanged.connect(self._search_edited)
         layout.addWidget(self.search)
         self.list = QListWidget()
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -79,6 +79,12 @@ class SessionsSidebar(QWidget):
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(self.empty)
         self.setMinimumWidth(200)
+
+    def _search_edited(self, _text: str) -> None:
+        self._debounce.start()
+
+    def _emit_search(self) -> None:
+        self.search_changed.emit(self.search.text().strip())
 
     # --- content --------------------------------------------------------------------------------
     def set_sessions(self, sessions: Sequence[Any], current: str = "", *, searching: bool = False) -> None:
