@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__
 
-COMMANDS = ["validate", "tools", "schema", "intent"]
+COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor"]
 
 
 def build_parser() -> argparse.ArgumentParser:

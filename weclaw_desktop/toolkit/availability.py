@@ -237,4 +237,5 @@ _BRIDGE_HINTS = {
     "notifier": "Available in the desktop app.",
     "screen": "Available in the desktop app.",
     "desktop": "Available in the desktop app.",
+    "history": "Available when the assistant runs (weclaw chat or the desktop app).",
 }
