@@ -198,7 +198,7 @@ class _Turn:
         lang = user_language(self.opts.language, self.text)
         history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
         recent = await loop.history.recent_tools(self.session_id)
-        exposure = loop.exposer.start_turn(self.text, recent[1:] if recent else ())
+        exposure = loop.exposer.start_turn(self.text, recent)
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
 

@@ -36,13 +36,16 @@ class LineReader:
             loop = asyncio.get_running_loop()
             future: asyncio.Future[str] = loop.create_future()
 
+            def deliver(line: str) -> None:
+                if not future.done():
+                    future.set_result(line)
+
             def read() -> None:
                 try:
                     line = self.stream.readline()
                 except (OSError, ValueError):
                     line = ""
-                if not future.done():
-                    loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+                loop.call_soon_threadsafe(deliver, line)
 
             threading.Thread(target=read, name="weclaw-stdin", daemon=True).start()
             line = await future
