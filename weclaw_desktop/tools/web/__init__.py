@@ -8,6 +8,7 @@ from typing import Any
 import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.net import ssl_context
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.toolkit import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.web.extract import decode, describe_binary, html_to_text, pretty_json
@@ -89,6 +90,7 @@ class WebTool(BaseTool):
 
     def _session(self, timeout_s: float) -> aiohttp.ClientSession:
         return aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(ssl=ssl_context()),  # certifi's CAs where the system has none
             timeout=aiohttp.ClientTimeout(total=timeout_s, sock_connect=min(timeout_s, 10.0)),
             headers={"User-Agent": self.config.user_agent},
         )
