@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from importlib.metadata import entry_points
 
 import keyring
 import keyring.backend
@@ -39,10 +40,17 @@ def platform_key(platform: str = sys.platform) -> str:
 
 
 def backend_summary() -> str:
-    """``module.Class=priority`` (or ``=!reason``) for every backend class keyring loaded, sorted."""
+    """``module.Class=priority`` (or ``=!reason``) for every backend class keyring loaded, sorted.
+
+    Only keyring's own backends and those registered as ``keyring.backends`` entry points count; a class
+    defined elsewhere (a test's in-memory keyring) is left out, so source and bundle compare equal.
+    """
     keyring.backend.get_all_keyring()  # loads the backends registered as entry points (as keyring does)
     parts = []
+    plugin_modules = {ep.module for ep in entry_points(group="keyring.backends")}
     for cls in keyring.backend.KeyringBackend._classes:
+        if not cls.__module__.startswith("keyring.backends.") and cls.__module__ not in plugin_modules:
+            continue
         name = f"{cls.__module__}.{cls.__qualname__}"
         try:
             status = f"{float(cls.priority):g}"
