@@ -69,7 +69,7 @@ def test_self_test_fails_when_user_data_would_land_inside_the_bundle(frozen: Pat
 
 def test_self_test_fails_when_a_bundled_file_is_missing(frozen: Path, tmp_path: Path) -> None:
     (frozen / "_internal" / "tools.json").unlink()
-    with pytest.raises(CheckFailed, match="tools.json not found"):
+    with pytest.raises(CheckFailed, match=r"tools\.json not found"):
         check_paths(paths.app_paths(tmp_path / "home"))
 
 
