@@ -141,8 +141,10 @@ def _check_window(settings: object, registry: ToolRegistry, keep: list[object]) 
     pixmap = window.grab()
     if pixmap.isNull() or pixmap.width() < 100:
         raise CheckFailed("the main window did not render")
+    from PySide6.QtGui import QGuiApplication
+
     return (
-        f"main window {pixmap.width()}x{pixmap.height()} rendered; bridges {', '.join(sorted(provided))}; "
+        f"main window {pixmap.width()}x{pixmap.height()} rendered on {QGuiApplication.platformName()}; bridges {', '.join(sorted(provided))}; "
         f"now available: {', '.join(served)}"
     )
 
