@@ -3,8 +3,9 @@
 
     python scripts/build_bundle.py [--skip-build] [--max-mb 220]
 
-Exits non-zero when the build fails, the bundle's ``--self-test`` fails, or the bundle is larger than
-``--max-mb``. Prints the bundle size, build time and self-test time. Works on Windows, macOS and Linux;
+Exits non-zero when the build fails, the bundle's ``--self-test`` fails, the bundle's keyring backends
+differ from the source's (a trimmed-away dependency), the self-test wrote into the bundle's folder, or the
+bundle is larger than ``--max-mb``. Prints the bundle size, build time and self-test time. Works on Windows, macOS and Linux;
 CI runs it on Linux.
 """
 
@@ -23,6 +24,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def folder_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+KEYRING_PROBE = "from weclaw_desktop.selfcheck.keyring_check import backend_summary; print(backend_summary())"
+
+
+def check_line(stdout: str, name: str) -> str | None:
+    """The detail of the self-test line for check ``name`` (``ok  name  12 ms  detail``)."""
+    for line in stdout.splitlines():
+        parts = line.split(None, 4)
+        if len(parts) == 5 and parts[0] in ("ok", "FAIL") and parts[1] == name and parts[3] == "ms":
+            return parts[4]
+    return None
+
+
+def files_in(path: Path) -> set[str]:
+    return {str(p.relative_to(path)) for p in path.rglob("*")}
 
 
 def main() -> int:
@@ -64,9 +81,14 @@ def main() -> int:
         env = {**os.environ, "WECLAW_HOME": home, "QT_QPA_PLATFORM": "offscreen", "LANG": "C.UTF-8"}
         for name in ("WECLAW_API_KEY", "OPENAI_API_KEY", "PYTHONPATH", "WECLAW_TOOLS"):
             env.pop(name, None)
+        before = files_in(bundle)
         t0 = time.perf_counter()
         proc = subprocess.run([str(exe), "--self-test"], env=env, capture_output=True, text=True, timeout=300)
         test_s = time.perf_counter() - t0
+        written = sorted(files_in(bundle) - before)
+        source = subprocess.run(
+            [sys.executable, "-c", KEYRING_PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
     print(proc.stdout, end="")
     if proc.stderr.strip():
         print(proc.stderr[-4000:], file=sys.stderr, end="")
@@ -75,8 +97,25 @@ def main() -> int:
     if build_s:
         print(f"build time: {build_s:.1f} s")
     print(f"self-test: exit {proc.returncode} in {test_s:.2f} s")
+    failed = False
     if proc.returncode != 0:
         print("FAIL: the bundle's self-test failed", file=sys.stderr)
+        failed = True
+    bundle_backends = check_line(proc.stdout, "keyring-backends")
+    source_backends = source.stdout.strip()
+    if source.returncode != 0 or not source_backends:
+        print(f"FAIL: could not list the keyring backends from source: {source.stderr[-1000:]}", file=sys.stderr)
+        failed = True
+    elif bundle_backends != source_backends:
+        print("FAIL: the bundle's keyring backends differ from the source's (a trimmed-away dependency?)")
+        print(f"  source: {source_backends}\n  bundle: {bundle_backends}", file=sys.stderr)
+        failed = True
+    else:
+        print("keyring backends: same in the bundle as from source")
+    if written:
+        print(f"FAIL: the self-test wrote into the bundle's folder: {written[:10]}", file=sys.stderr)
+        failed = True
+    if failed:
         return 1
     if size_mb > args.max_mb:
         print(f"FAIL: the bundle is {size_mb:.1f} MB, over {args.max_mb:.0f} MB", file=sys.stderr)

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data_dir:
         os.environ["WECLAW_HOME"] = os.path.abspath(args.data_dir)
     if args.self_test:
-        from weclaw_desktop.selftest import run_self_test
+        from weclaw_desktop.ui.selftest import run_self_test
 
         return int(run_self_test())
     if args.command is None:

@@ -24,6 +24,7 @@ from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from weclaw_desktop.agent.presets import Preset, get_preset, preset_for_url
+from weclaw_desktop.net import ssl_context
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.provider")
@@ -152,6 +153,8 @@ class Provider:
                 timeout=self.config.timeout_s,
                 max_retries=self.config.max_retries,
                 default_headers=self.config.extra_headers or None,
+                # system CAs, or certifi's where the system has none (a bundle on a bare Linux machine)
+                http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context()),
             )
         return self._client
 

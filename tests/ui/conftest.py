@@ -1,0 +1,91 @@
+"""GUI test fixtures: the fake OpenAI server, a tools.json of test tools, and a real MainWindow with a
+real AgentRuntime (offscreen Qt, qasync loop)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+for _p in (HERE.parent, HERE):  # tests/ (fakeopenai, sample_tools, helpers) and tests/ui
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+from fakeopenai import FakeOpenAI  # noqa: E402
+from helpers import tool_entry  # noqa: E402
+from uihelpers import TEST_KEY  # noqa: E402
+
+from weclaw_desktop.settings import Settings  # noqa: E402
+
+
+def ui_manifest() -> dict[str, Any]:
+    work = tool_entry("WorkTool", ["run", "report"], timeout_s=60)
+    work["module"] = "weclaw_ui_test_tools"
+    work["display"] = {"name": {"en": "Worker", "zh": "工作者"}, "icon": "chip", "category": "system"}
+    echo = tool_entry("EchoTool", ["say", "shout"], config={"prefix": ""})
+    echo["display"] = {"name": {"en": "Echo", "zh": "回声"}, "icon": "terminal", "category": "productivity"}
+    bridged = tool_entry("BridgedTool", ["paste"], bridges=["clipboard"])
+    bridged["display"] = {"name": {"en": "Paste", "zh": "粘贴"}, "icon": "clipboard", "category": "desktop"}
+    return {
+        "version": 1,
+        "tools": {"echo": echo, "work": work, "bridged": bridged},
+        "profiles": {"full": ["*"]},
+    }
+
+
+@pytest.fixture
+def tools_json(tmp_path: Path) -> Path:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(ui_manifest()), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+async def fake_openai() -> AsyncIterator[FakeOpenAI]:
+    server = FakeOpenAI()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+WindowFactory = Callable[..., Awaitable[Any]]
+
+
+@pytest.fixture
+async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFactory]:
+    """Build the real window (registry from the test tools.json, bridges injected) with a runtime."""
+    from weclaw_desktop.app import build_window, create_runtime
+    from weclaw_desktop.ui.i18n import set_language
+    from weclaw_desktop.ui.theme import apply_theme
+
+    made: list[Any] = []
+
+    async def factory(
+        settings: Settings, *, runtime: bool = True, language: str = "en", api_key: str | None = TEST_KEY
+    ) -> Any:
+        from PySide6.QtWidgets import QApplication
+
+        set_language(language)
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        apply_theme(app, "light")
+        window = build_window(settings, tools_json=tools_json)
+        qtbot.addWidget(window)
+        made.append(window)
+        if runtime:
+            create_runtime(window, api_key=api_key, logs=False)
+            await window.controller.idle()
+        window.show()
+        return window
+
+    yield factory
+    for window in made:
+        window.quit_app()
+        await window.controller.shutdown()

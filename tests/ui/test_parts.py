@@ -1,0 +1,155 @@
+"""Smaller parts: Markdown safety, translations, bridges, single instance, composer keys and drops."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from uihelpers import until
+
+from weclaw_desktop.paths import app_paths
+from weclaw_desktop.ui import i18n
+from weclaw_desktop.ui.chat_view import MessageWidget, stable_split
+from weclaw_desktop.ui.composer import Composer
+from weclaw_desktop.ui.markdown import Palette, Renderer
+
+UI = Path(__file__).resolve().parents[2] / "weclaw_desktop" / "ui"
+
+
+def _renderer() -> Renderer:
+    return Renderer(Palette(text="#000", muted="#666", code_bg="#eee", border="#ccc", link="#00f", dark=False))
+
+
+def test_markdown_escapes_html_and_drops_unsafe_links() -> None:
+    html = _renderer().render("<img src=x onerror=alert(1)> [a](javascript:alert(1)) [b](https://ok.example)")
+    assert "<img" not in html and "&lt;img" in html
+    assert 'href="javascript' not in html
+    assert 'href="https://ok.example"' in html
+
+
+def test_markdown_renders_tables_code_and_links() -> None:
+    html = _renderer().render("| a | b |\n|---|--:|\n| 1 | 2 |\n\n```python\nx = 1\n```\n")
+    assert '<table cellspacing="0" cellpadding="6" border="1"' in html
+    assert '<td align="right">2</td>' in html
+    assert "<pre" in html and "python" in html
+
+
+def test_stable_split_never_cuts_inside_a_code_fence() -> None:
+    assert stable_split("para one\n\npara two") == len("para one\n\n")
+    text = "intro\n\n```\ncode\n\nmore code"
+    assert stable_split(text) == len("intro\n\n")  # the blank line inside the open fence does not count
+    assert stable_split("no blank line yet") == 0
+
+
+def test_streamed_message_matches_a_full_render(qtbot: Any) -> None:
+    text = "# Title\n\nSome **bold** text.\n\n- a\n- b\n\n```python\nx = 1\n\ny = 2\n```\n\nEnd."
+    streamed = MessageWidget("assistant")
+    qtbot.addWidget(streamed)
+    for i in range(0, len(text), 3):
+        streamed.append(text[i : i + 3])
+        streamed.render_now()
+    whole = MessageWidget("assistant", text)
+    qtbot.addWidget(whole)
+    assert [s.strip() for s in streamed.plain_text().split("\n") if s.strip()] == [
+        s.strip() for s in whole.plain_text().split("\n") if s.strip()
+    ]
+    streamed.finish()
+    assert streamed.plain_text() == whole.plain_text()
+
+
+def test_every_translation_key_used_exists_in_both_languages() -> None:
+    used: set[str] = set()
+    for path in [*UI.glob("*.py"), UI.parent / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") == "tr"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                used.add(node.args[0].value)
+    missing = sorted(k for k in used if k not in i18n.TABLE)
+    assert missing == []
+    untranslated = sorted(k for k, (en, zh) in i18n.TABLE.items() if not en or not zh)
+    assert untranslated == []
+    i18n.set_language("zh")
+    try:
+        assert i18n.tr("chat.send") == "发送"
+        assert i18n.tr("panel.counter", calls=3, running=1) == "共 3 次调用 · 1 个运行中"
+    finally:
+        i18n.set_language("en")
+
+
+async def test_qt_bridges_work(qtbot: Any) -> None:
+    from weclaw_desktop.bridges.protocols import ClipboardBridge, DesktopBridge, ScreenBridge
+    from weclaw_desktop.bridges.qt_clipboard import QtClipboard
+    from weclaw_desktop.bridges.qt_desktop import QtDesktop
+    from weclaw_desktop.bridges.qt_screen import QtScreen, ScreenCaptureError
+
+    clipboard, screen, desktop = QtClipboard(), QtScreen(), QtDesktop()
+    assert isinstance(clipboard, ClipboardBridge) and isinstance(screen, ScreenBridge)
+    assert isinstance(desktop, DesktopBridge)
+    await clipboard.write_text("剪贴板 test")
+    assert await clipboard.read_text() == "剪贴板 test"
+    screens = await screen.screens()
+    assert len(screens) >= 1 and screens[0]["index"] == 0
+    assert sum(1 for s in screens if s["primary"]) == 1
+    try:
+        png = await screen.screenshot()
+    except ScreenCaptureError:
+        png = b""
+    assert png == b"" or png.startswith(b"\x89PNG")
+    try:
+        await screen.screenshot(99)
+    except ScreenCaptureError as exc:
+        assert "There is no screen 99" in str(exc)
+    else:
+        raise AssertionError("screen 99 must fail with a clear message")
+    assert await desktop.open_url("javascript:alert(1)") is False
+
+
+async def test_second_launch_activates_the_first(qtbot: Any) -> None:
+    from weclaw_desktop.ui.single_instance import SingleInstance
+
+    paths = app_paths()
+    first = SingleInstance(paths)
+    assert first.listen()
+    activated: list[bool] = []
+    first.activated.connect(lambda: activated.append(True))
+    second = SingleInstance(paths)
+    assert second.notify_running()  # a local socket connects through the kernel backlog
+    await until(lambda: activated, what="activation message")
+    first.close()
+    third = SingleInstance(paths)
+    assert not third.notify_running(timeout_ms=100)  # nobody listens any more
+
+
+def test_composer_enter_sends_shift_enter_adds_a_line_and_drops_attach_paths(qtbot: Any, tmp_path: Path) -> None:
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    composer.send_requested.connect(sent.append)
+    qtbot.keyClicks(composer.edit, "line one")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(composer.edit, "line two")
+    assert composer.edit.toPlainText() == "line one\nline two"
+    dropped = tmp_path / "报告 final.pdf"
+    dropped.write_bytes(b"%PDF")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(dropped))])
+    event = QDropEvent(
+        QPointF(5, 5), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
+    )
+    composer.edit.dropEvent(event)
+    assert composer.attachments == [dropped]
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert sent == [f"line one\nline two\n\nAttached files:\n- {dropped}"]
+    assert composer.edit.toPlainText() == "" and composer.attachments == []
+    composer.set_busy(True)
+    qtbot.keyClicks(composer.edit, "queued")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert len(sent) == 1  # Enter does not send while a turn runs
+    assert composer.button.text() == "Stop"

@@ -1,0 +1,33 @@
+"""Helpers the GUI tests import (conftest fixtures cannot be imported)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from fakeopenai import FakeOpenAI
+
+from weclaw_desktop.settings import Settings
+
+TEST_KEY = "sk-ui-test-0c1d2e3f4a5b"
+
+
+def configured_settings(fake: FakeOpenAI) -> Settings:
+    s = Settings()
+    s.provider.base_url = fake.base_url
+    s.provider.model = "fake-model"
+    s.provider.preset = "custom"
+    s.provider.max_retries = 0
+    s.provider.timeout_s = 20
+    s.agent.exposure = "all"
+    return s
+
+
+async def until(predicate: Callable[[], Any], limit_s: float = 5.0, what: str = "condition") -> None:
+    """Poll on the qasync loop (never qtbot.wait* in async tests: it nests a Qt loop and hangs)."""
+    deadline = asyncio.get_running_loop().time() + limit_s
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)

@@ -1,0 +1,168 @@
+"""The composition root of the desktop app.
+
+settings -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
+bridge services) -> ``registry.inject(window.bridges)`` -> show. The agent runtime (which imports the
+openai SDK, the slowest import of the app) is loaded right after the window is on screen, in a worker
+thread, and attached to the window; a message typed before that simply waits for it.
+
+Everything runs on one qasync loop (:class:`WeclawEventLoop`, with asyncio's async-generator hooks).
+A second launch with the same user and data folder shows the running window and exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QApplication
+
+from weclaw_desktop.paths import AppPaths, app_paths
+from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.settings import Settings
+from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.ui import theme
+from weclaw_desktop.ui.i18n import resolve_language, set_language, tr
+from weclaw_desktop.ui.main_window import MainWindow
+from weclaw_desktop.ui.qtloop import WeclawEventLoop
+from weclaw_desktop.ui.single_instance import SingleInstance
+
+if TYPE_CHECKING:
+    from weclaw_desktop.agent.runtime import AgentRuntime
+
+log = logging.getLogger("weclaw.app")
+
+#: Set by bench/ui.py: print the wall-clock time when the window is shown, then quit.
+EXIT_AFTER_SHOW_ENV = "WECLAW_EXIT_AFTER_SHOW"
+
+
+#: How long a worker thread (a tool's blocking work in asyncio.to_thread) may hold the GIL before the UI
+#: thread gets it back. Python's default (5 ms) lets a CPU-bound tool add up to 5 ms to every Qt
+#: callback; 1 ms keeps the window responsive at a small cost in thread switching.
+UI_SWITCH_INTERVAL_S = 0.001
+
+
+def qt_application(argv: Sequence[str] | None = None) -> QApplication:
+    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app.setApplicationName("WeClaw")
+    app.setApplicationDisplayName("WeClaw")
+    app.setOrganizationName("WeClaw")
+    app.setDesktopFileName("weclaw-desktop")
+    return app
+
+
+def prepare_ui(app: QApplication, settings: Settings) -> None:
+    """Language and theme from the settings (both follow the system by default)."""
+    set_language(resolve_language(settings.ui.language))
+    theme.apply_theme(app, settings.ui.theme)
+
+
+def follow_system_theme(app: QApplication, window: MainWindow) -> None:
+    """With theme "system", switch between light and dark when the system does."""
+
+    def changed(*_args: object) -> None:
+        if window.settings.ui.theme == "system":
+            theme.apply_theme(app, "system")
+
+    hints = app.styleHints()
+    signal = getattr(hints, "colorSchemeChanged", None)
+    if signal is not None:
+        signal.connect(changed)
+
+
+def build_window(
+    settings: Settings,
+    *,
+    secrets: SecretStore | None = None,
+    tools_json: str | Path | None = None,
+    registry: ToolRegistry | None = None,
+) -> MainWindow:
+    """settings -> registry -> window -> inject the window's bridges. Does not show the window."""
+    registry = registry or ToolRegistry.from_path(tools_json, config_overrides=settings.tools.config)
+    window = MainWindow(settings, registry, secrets or SecretStore())
+    registry.inject(window.bridges)
+    return window
+
+
+def create_runtime(
+    window: MainWindow,
+    *,
+    paths: AppPaths | None = None,
+    api_key: str | None = None,
+    logs: bool = True,
+) -> AgentRuntime:
+    """The agent runtime on the window's registry and settings, attached to the window."""
+    from weclaw_desktop.agent.runtime import AgentRuntime
+    from weclaw_desktop.toolkit.base import Origin
+
+    runtime = AgentRuntime.create(
+        window.settings,
+        paths=paths,
+        secrets=window.secrets,
+        registry=window.registry,
+        origin=Origin.GUI,
+        gate=window.gate,
+        api_key=api_key,
+        logs=logs,
+    )
+    window.attach_runtime(runtime)
+    return runtime
+
+
+async def load_runtime(window: MainWindow, paths: AppPaths) -> AgentRuntime:
+    """Import the agent layer off the UI thread, then compose and attach the runtime."""
+    await asyncio.to_thread(importlib.import_module, "weclaw_desktop.agent.runtime")
+    runtime = create_runtime(window, paths=paths)
+    recovered = await runtime.recover()
+    if recovered:
+        log.info("marked %d interrupted turns", recovered)
+    return runtime
+
+
+async def run(window: MainWindow, paths: AppPaths, single: SingleInstance | None) -> int:
+    finished = asyncio.Event()
+    window.quit_requested.connect(finished.set)
+    loader = asyncio.ensure_future(load_runtime(window, paths))
+    await finished.wait()
+    if not loader.done():
+        loader.cancel()
+    await asyncio.gather(loader, return_exceptions=True)
+    await window.controller.shutdown()
+    if single is not None:
+        single.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    app = qt_application(argv)
+    app.setQuitOnLastWindowClosed(False)  # the tray may keep the app alive; quitting is explicit
+    paths = app_paths().ensure()
+    single = SingleInstance(paths)
+    if single.notify_running():
+        print(tr("app.already_running"))
+        return 0
+    single.listen()
+    settings = Settings.load(paths)
+    prepare_ui(app, settings)
+    loop = WeclawEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window = build_window(settings)
+    single.activated.connect(window.bring_to_front)
+    follow_system_theme(app, window)
+    window.show()
+    if os.environ.get(EXIT_AFTER_SHOW_ENV):
+        app.processEvents()
+        print(f"shown {time.time():.6f}", flush=True)
+        window.quit_app()
+        return 0
+    with loop:
+        return int(loop.run_until_complete(run(window, paths, single)))

@@ -1,0 +1,377 @@
+"""The main window: chats sidebar, chat area (setup panel / welcome / conversation + composer), the
+tool panel dock, a toolbar and a status bar. It owns the Qt bridge services.
+
+Plug-in points for other components:
+
+- ``phone_action`` (toolbar "Phone") and the ``phone_requested`` signal: the companion opens its
+  pairing dialog; :meth:`set_phone_status` drives the status-bar indicator and
+  :meth:`set_phone_sender` enables "Send to phone" on file cards.
+- :meth:`add_settings_page`: extra Settings pages, widgets with ``load(settings)`` / ``apply(settings)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QMainWindow,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from weclaw_desktop.bridges.qt_clipboard import QtClipboard
+from weclaw_desktop.bridges.qt_desktop import QtDesktop
+from weclaw_desktop.bridges.qt_notifier import QtNotifier
+from weclaw_desktop.bridges.qt_screen import QtScreen
+from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.settings import Settings
+from weclaw_desktop.toolkit.availability import AvailabilityContext
+from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui.approval_dialog import QtApprovalGate
+from weclaw_desktop.ui.chat_controller import ChatController
+from weclaw_desktop.ui.chat_view import ChatView
+from weclaw_desktop.ui.composer import Composer
+from weclaw_desktop.ui.i18n import tr
+from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
+from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
+from weclaw_desktop.ui.tool_board import ToolBoard
+from weclaw_desktop.ui.tool_card import CardActions
+from weclaw_desktop.ui.tool_panel import ToolPanel
+
+if TYPE_CHECKING:
+    from weclaw_desktop.agent.runtime import AgentRuntime
+    from weclaw_desktop.ui.settings_dialog import SettingsDialog
+
+PHONE_STATES = ("off", "waiting", "connected", "error")
+
+
+class MainWindow(QMainWindow):
+    phone_requested = Signal()
+    settings_saved = Signal(object)
+    quit_requested = Signal()
+
+    def __init__(
+        self,
+        settings: Settings,
+        registry: ToolRegistry,
+        secrets: SecretStore | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.registry = registry
+        self.secrets = secrets or SecretStore()
+        self._extra_pages: list[tuple[str, QWidget]] = []
+        self._quitting = False
+        self.settings_dialog: SettingsDialog | None = None
+        self._pending: set[asyncio.Task[Any]] = set()
+        self.setWindowTitle("WeClaw")
+        self.setWindowIcon(icons.app_icon())
+        self.resize(1240, 800)
+        self.setMinimumSize(880, 560)
+
+        # bridges (Qt services); injected into the registry by the composition root
+        self.desktop = QtDesktop()
+        self.clipboard = QtClipboard()
+        self.screen_bridge = QtScreen()
+        self.notifier = QtNotifier(self, icons.app_icon(), on_quit=self.quit_app, labels=tr)
+
+        self.board = ToolBoard(registry, lambda: self.settings.tools.policy, self._availability)
+        self._unlisten = registry.add_listener(self.board.refresh)
+        self.card_actions = CardActions(open_path=self._open_path, reveal_path=self._reveal_path)
+        self.gate = QtApprovalGate(self, registry)
+
+        # central area
+        self.sidebar = SessionsSidebar()
+        self.chat = ChatView(registry, self.board, self.card_actions)
+        self.composer = Composer()
+        self.setup_panel = SetupPanel()
+        self.setup_panel.open_settings.connect(self.open_settings)
+        self.welcome = WelcomePanel()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.setup_panel)
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.chat)
+        chat_area = QWidget()
+        chat_layout = QVBoxLayout(chat_area)
+        chat_layout.setContentsMargins(0, 0, 0, 12)
+        chat_layout.setSpacing(8)
+        chat_layout.addWidget(self.stack, 1)
+        composer_holder = QWidget()
+        holder_layout = QVBoxLayout(composer_holder)
+        holder_layout.setContentsMargins(24, 0, 24, 0)
+        holder_layout.addWidget(self.composer)
+        chat_layout.addWidget(composer_holder)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setHandleWidth(1)
+        splitter.addWidget(self.sidebar)
+        splitter.addWidget(chat_area)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([240, 700])
+        self.setCentralWidget(splitter)
+
+        self.controller = ChatController(
+            self.chat,
+            self.composer,
+            self.sidebar,
+            self.board,
+            is_configured=lambda: self.settings.provider.configured,
+            on_not_configured=lambda: self._open_settings_quietly(),
+            parent=self,
+        )
+        self.controller.tokens_changed.connect(self._show_tokens)
+        self.controller.event_received.connect(self._event_shown)
+        self.controller.turn_state_changed.connect(self._turn_state_changed)
+
+        # tool panel dock
+        self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
+        self.tool_panel.setMinimumWidth(300)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_panel)
+        self.resizeDocks([self.tool_panel], [340], Qt.Orientation.Horizontal)
+
+        self._build_toolbar()
+        self._build_status_bar()
+        self._restore_geometry()
+        self.refresh_provider()
+
+    # --- composition ----------------------------------------------------------------------------
+    @property
+    def bridges(self) -> dict[str, Any]:
+        """The bridge services this window provides, for ``registry.inject``."""
+        return {
+            "clipboard": self.clipboard,
+            "notifier": self.notifier,
+            "screen": self.screen_bridge,
+            "desktop": self.desktop,
+        }
+
+    def attach_runtime(self, runtime: AgentRuntime) -> None:
+        runtime.gate = self.gate
+        self.controller.attach(runtime)
+        self._update_stack()
+
+    @property
+    def runtime(self) -> AgentRuntime | None:
+        return self.controller.runtime
+
+    def _availability(self) -> AvailabilityContext:
+        return AvailabilityContext(has_secret=self.secrets.has)
+
+    # --- chrome ---------------------------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        bar = QToolBar(tr("app.name"))
+        bar.setObjectName("MainToolbar")
+        bar.setMovable(False)
+        bar.setIconSize(icons.icon_size(18))
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.new_action = QAction(icons.icon("new_chat"), tr("action.new_chat"), self)
+        self.new_action.setShortcut(QKeySequence.StandardKey.New)
+        self.new_action.triggered.connect(lambda: self.controller.spawn(self.controller.new_session()))
+        self.addAction(self.new_action)  # Ctrl+N; the button itself is at the top of the sidebar
+        brand = QLabel()
+        brand.setPixmap(icons.pixmap("app", 22, theme.colors().accent))
+        brand.setContentsMargins(6, 0, 4, 0)
+        bar.addWidget(brand)
+        self.title_label = QLabel("<b>WeClaw</b>")
+        bar.addWidget(self.title_label)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        bar.addWidget(spacer)
+        self.phone_action = QAction(icons.icon("phone"), tr("action.phone"), self)
+        self.phone_action.setToolTip(tr("action.phone.tip"))
+        self.phone_action.triggered.connect(self.phone_requested)
+        bar.addAction(self.phone_action)
+        self.tools_action = self.tool_panel.toggleViewAction()
+        self.tools_action.setIcon(icons.icon("panel"))
+        self.tools_action.setText(tr("action.tools"))
+        bar.addAction(self.tools_action)
+        self.settings_action = QAction(icons.icon("settings"), tr("action.settings"), self)
+        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        self.settings_action.triggered.connect(self.open_settings)
+        bar.addAction(self.settings_action)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        quit_action = QAction(tr("action.quit"), self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.quit_app)
+        self.addAction(quit_action)
+
+    def _build_status_bar(self) -> None:
+        status = self.statusBar()
+        status.setSizeGripEnabled(False)
+        self.provider_label = QLabel()
+        status.addWidget(self.provider_label)
+        self.tokens_label = QLabel(tr("statusbar.tokens", n=0))
+        self.tokens_label.setToolTip(tr("statusbar.tokens.tip"))
+        status.addPermanentWidget(self.tokens_label)
+        self.phone_icon = QLabel()
+        self.phone_label = QLabel()
+        status.addPermanentWidget(self.phone_icon)
+        status.addPermanentWidget(self.phone_label)
+        self.set_phone_status("off")
+
+    def refresh_provider(self) -> None:
+        p = self.settings.provider
+        if p.configured:
+            preset = p.preset or "custom"
+            try:
+                from weclaw_desktop.agent.presets import get_preset
+
+                name = get_preset(preset).label if preset != "custom" else p.base_url
+            except ImportError:  # pragma: no cover - the agent package is part of the app
+                name = preset
+            self.provider_label.setText(f"{name} · {p.model}")
+        else:
+            self.provider_label.setText(tr("statusbar.no_provider"))
+        self._update_stack()
+
+    def _event_shown(self, _event: object) -> None:
+        self._update_stack()
+
+    def _turn_state_changed(self, running: bool) -> None:
+        self._update_stack()
+        if not running and self.tool_panel.tabs.currentWidget() is self.tool_panel.calls:
+            self.load_calls()  # the Calls tab shows the calls of the turn that just ended
+
+    def _show_tokens(self, n: int) -> None:
+        self.tokens_label.setText(tr("statusbar.tokens", n=f"{n:,}"))
+
+    def _update_stack(self) -> None:
+        if not self.settings.provider.configured and not self.chat.messages:
+            self.stack.setCurrentWidget(self.setup_panel)
+        elif not self.chat.messages and not self.chat.cards and self.controller.handle is None:
+            self.stack.setCurrentWidget(self.welcome)
+        else:
+            self.stack.setCurrentWidget(self.chat)
+
+    # --- phone link plug-in points ---------------------------------------------------------------
+    def set_phone_status(self, state: str, text: str | None = None) -> None:
+        """``state``: off | waiting | connected | error; ``text`` overrides the label (e.g. a device name)."""
+        c = theme.colors()
+        color = {"connected": c.success, "waiting": c.info, "error": c.danger}.get(state, c.muted)
+        self.phone_icon.setPixmap(icons.pixmap("phone", 14, color))
+        key = f"phone.{state}" if state in PHONE_STATES else "phone.off"
+        self.phone_label.setText(text or tr(key))
+        self.phone_state = state
+
+    def set_phone_sender(self, sender: Callable[[list[Path]], None] | None) -> None:
+        """Enable "Send to phone" on file cards (None disables it again)."""
+        self.card_actions.send_to_phone = sender
+        self.chat.refresh_phone_buttons()
+
+    def add_settings_page(self, title: str, widget: QWidget) -> None:
+        self._extra_pages.append((title, widget))
+
+    # --- actions --------------------------------------------------------------------------------
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def _open_path(self, path: Path) -> None:
+        self._spawn(self.desktop.open_path(path))
+
+    def _reveal_path(self, path: Path) -> None:
+        self._spawn(self.desktop.reveal(path))
+
+    def switch_tool(self, tool: str, enabled: bool) -> None:
+        """The user's per-tool switch: saved in the settings and enforced by the policy."""
+        self.settings.tools.policy = self.settings.tools.policy.with_switch(tool, enabled)
+        self.settings.save()
+        runtime = self.runtime
+        if runtime is not None:
+            runtime.settings = self.settings
+            runtime.dispatcher.policy = self.settings.tools.policy
+
+    def load_calls(self) -> None:
+        runtime = self.runtime
+        if runtime is None:
+            return
+
+        async def load() -> None:
+            records = await runtime.audit.records()
+            self.tool_panel.show_calls(records[-200:])
+
+        self._spawn(load())
+
+    def _open_settings_quietly(self) -> None:
+        self.open_settings()
+
+    def open_settings(self) -> SettingsDialog:
+        from weclaw_desktop.ui.settings_dialog import SettingsDialog
+
+        if self.settings_dialog is not None and self.settings_dialog.isVisible():
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return self.settings_dialog
+        runtime = self.runtime
+        dialog = SettingsDialog(
+            self.settings,
+            self.secrets,
+            extra_pages=self._extra_pages,
+            key_lookup=runtime.api_key if runtime is not None else None,
+            parent=self,
+        )
+        dialog.saved.connect(self.apply_settings)
+        self.settings_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, settings: Settings) -> None:
+        old_theme = self.settings.ui.theme
+        self.settings = settings
+        if self.runtime is not None:
+            self.runtime.apply_settings(settings)
+        if settings.ui.theme != old_theme:
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                theme.apply_theme(app, settings.ui.theme)
+        self.board.refresh()
+        self.refresh_provider()
+        self.settings_saved.emit(settings)
+
+    # --- window state ---------------------------------------------------------------------------
+    def bring_to_front(self) -> None:
+        self.notifier.show_window()
+
+    def _restore_geometry(self) -> None:
+        saved = self.settings.ui.window_geometry
+        if saved:
+            self.restoreGeometry(QByteArray.fromBase64(saved.encode("ascii")))
+
+    def _save_geometry(self) -> None:
+        self.settings.ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        with contextlib.suppress(OSError):
+            self.settings.save()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._quitting and self.settings.ui.close_to_tray and self.notifier.available:
+            event.ignore()
+            self.hide()
+            self._spawn(self.notifier.notify("WeClaw", tr("tray.still_running")))
+            return
+        self._save_geometry()
+        event.accept()
+        if not self._quitting:
+            self.quit_app()
+
+    def quit_app(self) -> None:
+        if self._quitting:
+            return
+        self._quitting = True
+        self.notifier.close()
+        self._unlisten()
+        self.close()
+        self.quit_requested.emit()

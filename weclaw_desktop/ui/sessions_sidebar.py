@@ -1,0 +1,173 @@
+"""The chats sidebar: search box, New chat, the list; rename in place, delete after a confirmation.
+
+It only shows and asks: the window does the storage work and calls :meth:`set_sessions`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from weclaw_desktop.ui import icons
+from weclaw_desktop.ui.i18n import tr
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def _when(ts: float) -> str:
+    if not ts:
+        return ""
+    now = time.time()
+    if now - ts < 86400 and time.localtime(ts).tm_mday == time.localtime(now).tm_mday:
+        return time.strftime("%H:%M", time.localtime(ts))
+    return time.strftime("%m-%d", time.localtime(ts))
+
+
+class SessionsSidebar(QWidget):
+    new_requested = Signal()
+    selected = Signal(str)
+    rename_requested = Signal(str, str)
+    delete_requested = Signal(str)
+    search_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Sidebar")
+        self._current = ""
+        self._filling = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 6, 10)
+        layout.setSpacing(8)
+        self.new_button = QPushButton(icons.icon("new_chat"), tr("sessions.new"))
+        self.new_button.clicked.connect(self.new_requested)
+        layout.addWidget(self.new_button)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText(tr("sessions.search"))
+        self.search.setClearButtonEnabled(True)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(self._emit_search)
+        self.search.textChanged.connect(self._search_edited)
+        layout.addWidget(self.search)
+        self.list = QListWidget()
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.list.currentItemChanged.connect(self._current_changed)
+        self.list.itemChanged.connect(self._item_renamed)
+        self.list.setEditTriggers(QListWidget.EditTrigger.EditKeyPressed)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setWordWrap(False)
+        layout.addWidget(self.list, 1)
+        self.empty = QLabel(tr("sessions.empty"))
+        self.empty.setObjectName("Muted")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.empty)
+        self.setMinimumWidth(200)
+
+    def _search_edited(self, _text: str) -> None:
+        self._debounce.start()
+
+    def _emit_search(self) -> None:
+        self.search_changed.emit(self.search.text().strip())
+
+    # --- content --------------------------------------------------------------------------------
+    def set_sessions(self, sessions: Sequence[Any], current: str = "", *, searching: bool = False) -> None:
+        """``sessions``: objects with ``id``, ``title``, ``updated_at`` (history.SessionInfo)."""
+        self._filling = True
+        try:
+            self.list.clear()
+            for info in sessions:
+                title = info.title or tr("sessions.untitled")
+                item = QListWidgetItem(title)
+                item.setData(ID_ROLE, info.id)
+                item.setToolTip(f"{title}\n{_when(getattr(info, 'updated_at', 0.0))}")
+                snippet = getattr(info, "snippet", "")
+                if snippet:
+                    item.setToolTip(snippet)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                self.list.addItem(item)
+                if info.id == (current or self._current):
+                    self.list.setCurrentItem(item)
+        finally:
+            self._filling = False
+        self.empty.setText(tr("sessions.no_match") if searching else tr("sessions.empty"))
+        self.empty.setVisible(self.list.count() == 0)
+
+    def set_current(self, session_id: str) -> None:
+        self._current = session_id
+        self._filling = True
+        try:
+            for i in range(self.list.count()):
+                item = self.list.item(i)
+                if item.data(ID_ROLE) == session_id:
+                    self.list.setCurrentItem(item)
+                    break
+        finally:
+            self._filling = False
+
+    def ids(self) -> list[str]:
+        return [str(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())]
+
+    def titles(self) -> list[str]:
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    # --- interaction ----------------------------------------------------------------------------
+    def _current_changed(self, item: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
+        if self._filling or item is None:
+            return
+        session_id = str(item.data(ID_ROLE))
+        if session_id != self._current:
+            self._current = session_id
+            self.selected.emit(session_id)
+
+    def _item_renamed(self, item: QListWidgetItem) -> None:
+        if self._filling:
+            return
+        title = item.text().strip()
+        if title:
+            self.rename_requested.emit(str(item.data(ID_ROLE)), title)
+
+    def _menu(self, pos: QPoint) -> None:
+        item = self.list.itemAt(pos)
+        if item is None:
+            return
+        menu = QMenu(self)
+        rename = menu.addAction(icons.icon("edit"), tr("sessions.rename"))
+        delete = menu.addAction(icons.icon("trash"), tr("sessions.delete"))
+        rename.triggered.connect(lambda: self.list.editItem(item))
+        delete.triggered.connect(lambda: self.confirm_delete(str(item.data(ID_ROLE)), item.text()))
+        menu.popup(self.list.viewport().mapToGlobal(pos))
+
+    def confirm_delete(self, session_id: str, title: str) -> QMessageBox:
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            tr("sessions.delete"),
+            tr("sessions.delete_confirm", title=title),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+
+        def clicked(button: Any) -> None:
+            if box.standardButton(button) == QMessageBox.StandardButton.Yes:
+                self.delete_requested.emit(session_id)
+
+        box.buttonClicked.connect(clicked)
+        box.open()
+        return box

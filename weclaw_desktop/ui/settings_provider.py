@@ -1,0 +1,288 @@
+"""Settings page "Model": provider preset, base URL, model list from the endpoint, API key in the
+keyring (with the backend shown, and the session-only fallback explained), and Test connection."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+import keyring
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.settings import Settings
+from weclaw_desktop.ui import theme
+from weclaw_desktop.ui.i18n import tr
+
+_BACKEND_NAMES = {
+    "SecretService": "Secret Service (GNOME Keyring / KWallet)",
+    "kwallet": "KWallet",
+    "macOS": "macOS Keychain",
+    "Windows": "Windows Credential Manager",
+}
+
+
+def keyring_backend_label() -> str:
+    backend = keyring.get_keyring()
+    module = type(backend).__module__
+    for needle, label in _BACKEND_NAMES.items():
+        if needle in module:
+            return label
+    return f"{module.removeprefix('keyring.backends.')}.{type(backend).__qualname__}"
+
+
+def keyring_usable(store: SecretStore, name: str) -> bool:
+    """Probe the keyring once (a read); the no-backend case shows up as ``store.persistent`` False."""
+    from keyring.backends import fail
+
+    if isinstance(keyring.get_keyring(), fail.Keyring):
+        store.persistent = False
+        return False
+    store.get(name)
+    return store.persistent
+
+
+class ProviderPage(QWidget):
+    def __init__(
+        self,
+        secrets: SecretStore,
+        *,
+        key_lookup: Callable[[], str | None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        from weclaw_desktop.agent.presets import PRESETS
+
+        self.secrets = secrets
+        self._key_lookup = key_lookup
+        self._presets = PRESETS
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._key_name = "api_key"
+        self._had_key = False
+        self.key_result = ""  # what the last save did with the key (tests read it)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(12)
+        form = QFormLayout()
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        form.setHorizontalSpacing(14)
+        form.setVerticalSpacing(10)
+
+        self.preset = QComboBox()
+        for key, preset in PRESETS.items():
+            self.preset.addItem(tr("settings.custom") if key == "custom" else preset.label, key)
+        self.preset.currentIndexChanged.connect(self._preset_changed)
+        form.addRow(tr("settings.preset"), self.preset)
+
+        self.base_url = QLineEdit()
+        self.base_url.setPlaceholderText("https://api.example.com/v1")
+        form.addRow(tr("settings.base_url"), self.base_url)
+
+        model_row = QHBoxLayout()
+        self.model = QComboBox()
+        self.model.setEditable(True)
+        self.model.setMinimumWidth(260)
+        model_row.addWidget(self.model, 1)
+        self.fetch = QPushButton(tr("settings.fetch_models"))
+        self.fetch.clicked.connect(lambda: self._run(self.fetch_models()))
+        model_row.addWidget(self.fetch)
+        form.addRow(tr("settings.model"), model_row)
+
+        key_row = QHBoxLayout()
+        self.api_key = QLineEdit()
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText(tr("settings.api_key.placeholder"))
+        key_row.addWidget(self.api_key, 1)
+        self.clear_key = QPushButton(tr("settings.api_key.clear"))
+        self.clear_key.clicked.connect(self._clear_key)
+        key_row.addWidget(self.clear_key)
+        form.addRow(tr("settings.api_key"), key_row)
+        self.key_link = QLabel()
+        self.key_link.setOpenExternalLinks(True)
+        self.key_link.setObjectName("Muted")
+        form.addRow("", self.key_link)
+        self.backend = QLabel()
+        self.backend.setObjectName("Muted")
+        self.backend.setWordWrap(True)
+        form.addRow("", self.backend)
+        layout.addLayout(form)
+
+        self.notice = QFrame()
+        self.notice.setObjectName("Notice")
+        notice_layout = QVBoxLayout(self.notice)
+        notice_layout.setContentsMargins(12, 8, 12, 8)
+        self.notice_text = QLabel(tr("settings.keyring.none"))
+        self.notice_text.setWordWrap(True)
+        notice_layout.addWidget(self.notice_text)
+        self.notice.setVisible(False)
+        layout.addWidget(self.notice)
+
+        test_row = QHBoxLayout()
+        self.test = QPushButton(tr("settings.test"))
+        self.test.clicked.connect(lambda: self._run(self.test_connection()))
+        test_row.addWidget(self.test)
+        self.test_result = QLabel()
+        self.test_result.setWordWrap(True)
+        test_row.addWidget(self.test_result, 1)
+        layout.addLayout(test_row)
+        layout.addStretch(1)
+
+    # --- load / apply ---------------------------------------------------------------------------
+    def load(self, settings: Settings) -> None:
+        p = settings.provider
+        self._key_name = p.api_key_name
+        index = self.preset.findData(p.preset or ("custom" if p.base_url else "openai"))
+        self.preset.blockSignals(True)
+        self.preset.setCurrentIndex(max(0, index))
+        self.preset.blockSignals(False)
+        self.base_url.setText(p.base_url or self._current_preset().base_url)
+        self._fill_models(list(self._current_preset().known_models), p.model or self._current_preset().default_model)
+        usable = keyring_usable(self.secrets, self._key_name)
+        self._had_key = bool(self.secrets.get(self._key_name))
+        self.api_key.clear()
+        self.api_key.setPlaceholderText(
+            tr("settings.api_key.stored") if self._had_key else tr("settings.api_key.placeholder")
+        )
+        self.clear_key.setEnabled(self._had_key)
+        self.show_backend(usable)
+        self._update_key_link()
+
+    def show_backend(self, usable: bool) -> None:
+        self.notice.setVisible(not usable)
+        self.backend.setText(tr("settings.keyring.backend", backend=keyring_backend_label()) if usable else "")
+        self.backend.setVisible(usable)
+
+    def apply(self, settings: Settings) -> None:
+        preset = str(self.preset.currentData() or "custom")
+        settings.provider.preset = preset
+        settings.provider.base_url = self.base_url.text().strip()
+        settings.provider.model = self.model.currentText().strip()
+        key = self.api_key.text().strip()
+        if key:
+            persistent = self.secrets.set(settings.provider.api_key_name, key)
+            self.key_result = "keyring" if persistent else "session"
+            self.api_key.clear()
+            self._had_key = True
+            self.show_backend(persistent)
+
+    # --- behaviour ------------------------------------------------------------------------------
+    def _current_preset(self) -> Any:
+        return self._presets.get(str(self.preset.currentData() or "custom")) or self._presets["custom"]
+
+    def _preset_changed(self) -> None:
+        preset = self._current_preset()
+        if preset.key != "custom":
+            self.base_url.setText(preset.base_url)
+        self._fill_models(list(preset.known_models), preset.default_model)
+        self._update_key_link()
+        self.test_result.clear()
+
+    def _update_key_link(self) -> None:
+        preset = self._current_preset()
+        url = getattr(preset, "key_url", "")
+        self.key_link.setText(f"<a href='{url}'>{url}</a>" if url else "")
+        self.key_link.setVisible(bool(url))
+
+    def _fill_models(self, models: list[str], current: str) -> None:
+        self.model.clear()
+        self.model.addItems(models)
+        if current:
+            index = self.model.findText(current)
+            if index < 0:
+                self.model.insertItem(0, current)
+                index = 0
+            self.model.setCurrentIndex(index)
+
+    def _clear_key(self) -> None:
+        self.secrets.delete(self._key_name)
+        self._had_key = False
+        self.api_key.clear()
+        self.api_key.setPlaceholderText(tr("settings.api_key.placeholder"))
+        self.clear_key.setEnabled(False)
+
+    def _provider(self) -> Any:
+        from weclaw_desktop.agent.provider import Provider, ProviderConfig
+
+        key = self.api_key.text().strip() or (
+            self._key_lookup() if self._key_lookup is not None else self.secrets.api_key(self._key_name)
+        )
+        return Provider(
+            ProviderConfig(
+                base_url=self.base_url.text().strip(),
+                model=self.model.currentText().strip(),
+                api_key=key,
+                preset=str(self.preset.currentData() or ""),
+                timeout_s=20,
+                max_retries=0,
+            )
+        )
+
+    def _run(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _show_result(self, text: str, ok: bool) -> None:
+        c = theme.colors()
+        self.test_result.setStyleSheet(f"color:{c.success if ok else c.danger};")
+        self.test_result.setText(text)
+
+    async def fetch_models(self) -> list[str]:
+        if not self.base_url.text().strip():
+            self._show_result(tr("settings.need_url"), False)
+            return []
+        provider = self._provider()
+        self.fetch.setEnabled(False)
+        current = self.model.currentText()
+        try:
+            models: list[str] = await provider.list_models()
+        except Exception as exc:
+            self._show_result(tr("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
+            return []
+        finally:
+            self.fetch.setEnabled(True)
+            with contextlib.suppress(Exception):
+                await provider.close()
+        self._fill_models(models, current)
+        self._show_result(tr("settings.models_fetched", n=len(models)), True)
+        return models
+
+    async def test_connection(self) -> bool:
+        if not self.base_url.text().strip():
+            self._show_result(tr("settings.need_url"), False)
+            return False
+        provider = self._provider()
+        self.test.setEnabled(False)
+        self.test_result.setStyleSheet("")
+        self.test_result.setText(tr("settings.testing"))
+        try:
+            models = await provider.list_models()
+        except Exception as exc:
+            self._show_result(tr("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
+            return False
+        finally:
+            self.test.setEnabled(True)
+            with contextlib.suppress(Exception):
+                await provider.close()
+        if models and self.model.count() <= len(self._current_preset().known_models):
+            self._fill_models(models, self.model.currentText())
+        self._show_result(tr("settings.test_ok", n=len(models)), True)
+        return True
+
+    def cancel_tasks(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()

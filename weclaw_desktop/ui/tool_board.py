@@ -1,0 +1,194 @@
+"""What the tool panel shows, without widgets: each tool's state and each call's live status.
+
+State of a tool, strongest first: ``off`` (the user's switch), ``hidden`` (the planner's diagnostics),
+``exposed`` (offered to the model for the current request), ``available``. Calls are tracked by the
+``call_id`` of the typed turn events, so parallel calls of one tool are kept apart.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from weclaw_desktop.agent import events as ev
+from weclaw_desktop.toolkit.availability import AvailabilityContext
+from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
+from weclaw_desktop.toolkit.planner import plan
+from weclaw_desktop.toolkit.policy import Policy
+from weclaw_desktop.toolkit.registry import ToolRegistry
+
+FINAL = frozenset({"success", "error", "timeout", "denied", "cancelled"})
+
+
+@dataclass
+class CallInfo:
+    call_id: str
+    function: str
+    tool: str
+    action: str
+    arguments: str = ""
+    status: str = "queued"  # queued | awaiting_approval | running | success | error | timeout | denied | cancelled
+    risk: str = ""
+    started: float | None = None  # time.monotonic() when it started running
+    duration_ms: float | None = None
+    fraction: float | None = None
+    message: str = ""
+    output: str = ""
+    error: str = ""
+    files: list[str] = field(default_factory=list)
+    at: float = field(default_factory=time.time)
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINAL
+
+    def elapsed_s(self) -> float | None:
+        if self.duration_ms is not None:
+            return self.duration_ms / 1000
+        if self.started is not None:
+            return time.monotonic() - self.started
+        return None
+
+
+@dataclass
+class ToolRow:
+    name: str
+    state: str  # exposed | available | hidden | off
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    calls: int = 0
+    active: list[CallInfo] = field(default_factory=list)
+    last: CallInfo | None = None
+
+
+class ToolBoard:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        policy: Callable[[], Policy],
+        availability: Callable[[], AvailabilityContext] = AvailabilityContext,
+    ) -> None:
+        self.registry = registry
+        self._policy = policy
+        self._availability = availability
+        self.exposed: set[str] = set()
+        self.calls: dict[str, CallInfo] = {}
+        self.order: list[str] = []  # call ids, oldest first
+        self.rows: dict[str, ToolRow] = {}
+        self._listeners: list[Callable[[set[str]], None]] = []
+        self.refresh()
+
+    # --- listeners ------------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[set[str]], None]) -> None:
+        """``callback(changed_tools)``; an empty set means "everything may have changed"."""
+        self._listeners.append(callback)
+
+    def _emit(self, changed: set[str]) -> None:
+        for callback in list(self._listeners):
+            callback(changed)
+
+    # --- tool states ----------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Recompute which tools are available (after injection, a settings change, a switch)."""
+        result = plan(self.registry, self._policy(), self._availability())
+        rows: dict[str, ToolRow] = {}
+        for name in self.registry.tool_names(include_disabled=True):
+            old = self.rows.get(name)
+            diagnostics = result.hidden.get(name, [])
+            if any(d.code is Code.DISABLED_BY_USER for d in diagnostics):
+                state = "off"
+            elif diagnostics:
+                state = "hidden"
+            elif name in self.exposed:
+                state = "exposed"
+            else:
+                state = "available"
+            row = ToolRow(name=name, state=state, diagnostics=list(diagnostics))
+            if old is not None:
+                row.calls, row.active, row.last = old.calls, old.active, old.last
+            rows[name] = row
+        self.rows = rows
+        self._emit(set())
+
+    def state(self, tool: str) -> str:
+        return self.rows[tool].state
+
+    def set_exposed(self, tools: set[str]) -> None:
+        changed = self.exposed ^ tools
+        self.exposed = set(tools)
+        for name in changed:
+            row = self.rows.get(name)
+            if row is not None and row.state in ("exposed", "available"):
+                row.state = "exposed" if name in self.exposed else "available"
+        self._emit(changed & set(self.rows))
+
+    # --- calls ----------------------------------------------------------------------------------
+    def running_count(self) -> int:
+        return sum(1 for c in self.calls.values() if not c.finished)
+
+    def total_calls(self) -> int:
+        return len(self.calls)
+
+    def handle(self, event: ev.Event) -> CallInfo | None:
+        """Apply one turn event; returns the call it changed, if any."""
+        if isinstance(event, ev.RoundStarted):
+            self.set_exposed(set(event.tools))
+            return None
+        if isinstance(event, ev.TurnDone):
+            for pending in list(self.calls.values()):
+                if not pending.finished:
+                    self._finish(pending, "cancelled" if event.reason == "cancelled" else "error")
+            return None
+        call_id = getattr(event, "call_id", None)
+        if call_id is None:
+            return None
+        call: CallInfo | None = self.calls.get(call_id)
+        if isinstance(event, ev.ToolCallRequested):
+            call = CallInfo(call_id, event.function, event.tool, event.action, arguments=event.arguments)
+            self.calls[call_id] = call
+            self.order.append(call_id)
+            row = self.rows.get(event.tool)
+            if row is not None:
+                row.calls += 1
+                row.active.append(call)
+                row.last = call
+        elif call is None:
+            return None
+        elif isinstance(event, ev.ToolCallAwaitingApproval):
+            call.status, call.risk = "awaiting_approval", event.risk
+        elif isinstance(event, ev.ToolCallApproved):
+            call.status = "queued"
+        elif isinstance(event, ev.ToolCallDenied):
+            self._finish(call, "denied")
+            call.error = event.reason
+        elif isinstance(event, ev.ToolCallStarted):
+            call.status, call.started = "running", time.monotonic()
+        elif isinstance(event, ev.ToolCallProgress):
+            call.fraction, call.message = event.fraction, event.message
+        elif isinstance(event, ev.ToolCallFinished):
+            call.output, call.error, call.files = event.output, event.error, list(event.files)
+            self._finish(call, event.status, event.duration_ms)
+        else:
+            return None
+        self._emit({call.tool})
+        return call
+
+    def _finish(self, call: CallInfo, status: str, duration_ms: float | None = None) -> None:
+        call.status = status
+        if duration_ms is not None:
+            call.duration_ms = duration_ms
+        elif call.started is not None and call.duration_ms is None:
+            call.duration_ms = (time.monotonic() - call.started) * 1000
+        row = self.rows.get(call.tool)
+        if row is not None and call in row.active:
+            row.active.remove(call)
+        self._emit({call.tool})
+
+    def reset_session(self) -> None:
+        """A different chat is shown: per-session counters and exposure start over."""
+        self.calls.clear()
+        self.order.clear()
+        self.exposed.clear()
+        for row in self.rows.values():
+            row.calls, row.active, row.last = 0, [], None
+        self.refresh()

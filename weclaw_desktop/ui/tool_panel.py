@@ -1,0 +1,322 @@
+"""The tool panel (a dock): tools by category with their state and live calls, and a Calls tab.
+
+It draws a :class:`ToolBoard`; it never computes availability itself. The per-tool check box is the
+user's switch: toggling it calls ``on_switch(tool, enabled)`` (the window saves it to the settings and
+the policy enforces it) and the board is refreshed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QBrush, QColor, QIcon
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from weclaw_desktop.toolkit.audit import AuditRecord
+from weclaw_desktop.toolkit.diagnostics import Diagnostic
+from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui.i18n import TABLE, language, pick, tr
+from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
+
+TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def format_seconds(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
+
+
+def call_status_text(call: CallInfo) -> str:
+    text = tr(f"status.{call.status}")
+    elapsed = call.elapsed_s()
+    if call.status == "running":
+        if elapsed is not None:
+            text += f" {format_seconds(elapsed)}"
+        if call.fraction is not None:
+            text += f" · {call.fraction * 100:.0f}%"
+        if call.message:
+            text += f" · {call.message}"
+    elif call.finished and elapsed is not None and call.status != "denied":
+        text += f" · {format_seconds(elapsed)}"
+    return text
+
+
+def diagnostic_text(d: Diagnostic) -> tuple[str, str]:
+    """(why, what to do) in the UI language. The diagnostic's own text carries the specifics (which
+    bridge, which setting) in English; in Chinese a translated summary of the code leads it."""
+    hint_key = f"diag.{d.code.value}.hint"
+    if language() == "zh":
+        why = f"{tr(f'diag.{d.code.value}')}（{d.message}）" if f"diag.{d.code.value}" in TABLE else d.message
+        hint = tr(hint_key) if hint_key in TABLE else d.hint
+    else:
+        why = d.message
+        hint = d.hint or (tr(hint_key) if hint_key in TABLE else "")
+    return why, hint
+
+
+def category_name(category: str) -> str:
+    key = f"category.{category}"
+    return tr(key) if key in TABLE else category.replace("_", " ").capitalize()
+
+
+class ToolPanel(QDockWidget):
+    def __init__(
+        self,
+        board: ToolBoard,
+        *,
+        on_switch: Callable[[str, bool], None],
+        load_calls: Callable[[], None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(tr("panel.title"), parent)
+        self.setObjectName("ToolPanel")
+        self.board = board
+        self._on_switch = on_switch
+        self._load_calls = load_calls
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self._categories: dict[str, QTreeWidgetItem] = {}
+        self._updating = False
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(8, 4, 8, 8)
+        layout.setSpacing(6)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs)
+
+        tools_page = QWidget()
+        tl = QVBoxLayout(tools_page)
+        tl.setContentsMargins(0, 6, 0, 0)
+        tl.setSpacing(6)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText(tr("panel.filter"))
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self._apply_filter)
+        tl.addWidget(self.filter)
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setIndentation(8)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setIconSize(icons.icon_size(18))
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.tree.itemChanged.connect(self._item_changed)
+        tl.addWidget(self.tree, 1)
+        self.counter = QLabel()
+        self.counter.setObjectName("Muted")
+        tl.addWidget(self.counter)
+        self.tabs.addTab(tools_page, tr("panel.tab.tools"))
+
+        self.calls = QTreeWidget()
+        self.calls.setRootIsDecorated(False)
+        self.calls.setColumnCount(4)
+        self.calls.setHeaderLabels(
+            [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
+        )
+        self.calls.setUniformRowHeights(True)
+        self.calls.header().setStretchLastSection(True)
+        self.tabs.addTab(self.calls, tr("panel.tab.calls"))
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.setWidget(body)
+
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(250)
+        self._ticker.timeout.connect(self._tick)
+        board.subscribe(self._board_changed)
+        self.rebuild()
+
+    # --- tree -----------------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        self._updating = True
+        try:
+            self.tree.clear()
+            self._items.clear()
+            self._categories.clear()
+            registry = self.board.registry
+            for name in registry.tool_names(include_disabled=True):
+                spec = registry.spec(name)
+                category = spec.display.category
+                parent = self._categories.get(category)
+                if parent is None:
+                    parent = QTreeWidgetItem([category_name(category), ""])
+                    font = parent.font(0)
+                    font.setBold(True)
+                    parent.setFont(0, font)
+                    parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                    parent.setForeground(0, QBrush(QColor(theme.colors().muted)))
+                    self.tree.addTopLevelItem(parent)
+                    parent.setFirstColumnSpanned(True)
+                    self._categories[category] = parent
+                item = QTreeWidgetItem([pick(spec.display.name), ""])
+                item.setData(0, TOOL_ROLE, name)
+                item.setIcon(0, icons.icon(spec.display.icon))
+                parent.addChild(item)
+                self._items[name] = item
+            self.tree.expandAll()
+        finally:
+            self._updating = False
+        self._update_items(self._items)
+        self._apply_filter(self.filter.text())
+
+    def _board_changed(self, changed: set[str]) -> None:
+        if not changed:
+            if set(self._items) != set(self.board.registry.tool_names(include_disabled=True)):
+                self.rebuild()
+                return
+            changed = set(self._items)
+        self._update_items(changed)
+
+    def _update_items(self, names: Iterable[str]) -> None:
+        self._updating = True
+        try:
+            for name in names:
+                item = self._items.get(name)
+                row = self.board.rows.get(name)
+                if item is None or row is None:
+                    continue
+                self._paint(item, name)
+        finally:
+            self._updating = False
+        running = self.board.running_count()
+        self.counter.setText(
+            tr("panel.counter", calls=self.board.total_calls(), running=running)
+            + "   ·   "
+            + tr(
+                "panel.summary",
+                available=sum(1 for r in self.board.rows.values() if r.state in ("available", "exposed")),
+                total=len(self.board.rows),
+            )
+        )
+        if running and not self._ticker.isActive():
+            self._ticker.start()
+        elif not running:
+            self._ticker.stop()
+
+    def _paint(self, item: QTreeWidgetItem, name: str) -> None:
+        row = self.board.rows[name]
+        spec = self.board.registry.spec(name)
+        c = theme.colors()
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if spec.enabled:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        item.setFlags(flags)
+        if spec.enabled:
+            item.setCheckState(0, Qt.CheckState.Unchecked if row.state == "off" else Qt.CheckState.Checked)
+        call = row.active[-1] if row.active else row.last
+        if call is not None and (not call.finished or row.state != "hidden"):
+            text = call_status_text(call)
+            color = theme.status_color(call.status)
+            item.setIcon(1, icons.status_icon(call.status))
+        else:
+            text = tr(f"panel.state.{row.state}")
+            color = {"exposed": c.accent, "available": c.success, "hidden": c.muted, "off": c.muted}[row.state]
+            item.setIcon(1, QIcon(icons.status_icon("queued")) if row.state == "exposed" else QIcon())
+        if row.state == "exposed" and (call is None or call.finished):
+            text = tr("panel.state.exposed") + (f" · {call_status_text(call)}" if call else "")
+        item.setText(1, text)
+        item.setForeground(1, QBrush(QColor(color)))
+        item.setForeground(0, QBrush(QColor(c.muted if row.state in ("hidden", "off") else c.text)))
+        tip = self.tooltip_for(name)
+        item.setToolTip(0, tip)
+        item.setToolTip(1, tip)
+
+    def tooltip_for(self, name: str) -> str:
+        row = self.board.rows[name]
+        spec = self.board.registry.spec(name)
+        lines = [f"<b>{pick(spec.display.name)}</b> <span style='color:gray'>({name})</span>", pick(spec.description)]
+        if row.state == "hidden":
+            for d in row.diagnostics:
+                why, hint = diagnostic_text(d)
+                lines.append(tr("panel.tip.why", reason=f"{why} [{d.code.value}]"))
+                if hint:
+                    lines.append(tr("panel.tip.todo", hint=hint))
+        else:
+            lines.append(tr(f"panel.tip.{row.state}"))
+        if row.calls:
+            lines.append(tr("panel.tip.calls", n=row.calls))
+        return "<br>".join(lines)
+
+    def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        if self._updating or column != 0:
+            return
+        name = item.data(0, TOOL_ROLE)
+        if not name:
+            return
+        enabled = item.checkState(0) == Qt.CheckState.Checked
+        if enabled == (self.board.rows[name].state != "off"):
+            return
+        self._on_switch(str(name), enabled)
+        self.board.refresh()
+
+    def _apply_filter(self, text: str) -> None:
+        needle = text.strip().lower()
+        for parent in self._categories.values():
+            shown = 0
+            for i in range(parent.childCount()):
+                child = parent.child(i)
+                if child is None:
+                    continue
+                name = str(child.data(0, TOOL_ROLE))
+                spec = self.board.registry.spec(name)
+                haystack = " ".join(
+                    [name, spec.display.name.en, spec.display.name.zh, spec.description.en, spec.description.zh]
+                ).lower()
+                hide = bool(needle) and needle not in haystack
+                child.setHidden(hide)
+                shown += not hide
+            parent.setHidden(shown == 0)
+
+    def _tick(self) -> None:
+        self._update_items([r.name for r in self.board.rows.values() if r.active])
+
+    # --- calls tab ------------------------------------------------------------------------------
+    def _tab_changed(self, index: int) -> None:
+        if self.tabs.widget(index) is self.calls and self._load_calls is not None:
+            self._load_calls()
+
+    def show_calls(self, records: list[AuditRecord]) -> None:
+        """Fill the Calls tab from audit records (newest first)."""
+        self.calls.clear()
+        for rec in sorted(records, key=lambda r: r.started_at, reverse=True):
+            when = time.strftime("%H:%M:%S", time.localtime(rec.started_at))
+            status = tr(f"status.{rec.status}") if f"status.{rec.status}" in TABLE else rec.status
+            item = QTreeWidgetItem(
+                [when, rec.function, f"{status} · {format_seconds(rec.duration_ms / 1000)}", rec.error_summary]
+            )
+            item.setIcon(2, icons.status_icon(rec.status))
+            item.setForeground(2, QBrush(QColor(theme.status_color(rec.status))))
+            tip = f"{rec.function} · {status} · {format_seconds(rec.duration_ms / 1000)}"
+            if rec.error_summary:
+                tip += f"\n{rec.error_summary}"
+            for col in range(4):
+                item.setToolTip(col, tip)
+            self.calls.addTopLevelItem(item)
+        for col in range(3):
+            self.calls.resizeColumnToContents(col)
+
+    # --- test and screenshot helpers ------------------------------------------------------------
+    def status_text(self, tool: str) -> str:
+        return self._items[tool].text(1)
+
+    def item_for(self, tool: str) -> QTreeWidgetItem:
+        return self._items[tool]
