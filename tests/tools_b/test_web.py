@@ -279,3 +279,15 @@ def test_web_config_defaults_are_public_and_safe() -> None:
     cfg = WebConfig()
     assert cfg.duckduckgo_url.startswith("https://") and cfg.allow_private is False
     assert json.loads(json.dumps(cfg.model_dump()))["max_redirects"] == 5
+
+
+def test_very_large_html_skips_readability_but_keeps_text() -> None:
+    from weclaw_desktop.tools.web.extract import READABILITY_MAX_CHARS, html_to_text
+
+    paragraph = "<p>" + "word " * 200 + "</p>"
+    page = "<html><head><title>Big</title><script>var x = 'NOPE';</script></head><body><nav>Menu</nav>"
+    page += paragraph * (READABILITY_MAX_CHARS // len(paragraph) + 10) + "</body></html>"
+    result = html_to_text(page)
+    assert result.method == "page"
+    assert result.title == "Big"
+    assert result.text.startswith("word word") and "NOPE" not in result.text and "Menu" not in result.text

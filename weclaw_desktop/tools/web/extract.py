@@ -59,6 +59,9 @@ BLOCK_TAGS = frozenset(
     ]
 )
 MIN_ARTICLE_CHARS = 200
+#: Readability's scoring grows fast with page size (about 1 s per 250 KB of paragraphs on a slow machine); bigger
+#: pages get the whole-page extraction, which is linear.
+READABILITY_MAX_CHARS = 400_000
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-]+)""", re.I)
 
 
@@ -111,11 +114,12 @@ def html_to_text(html: str, base_url: str = "") -> PageText:
 
     text = ""
     method = "readability"
-    try:
-        summary = Document(html, url=base_url or None).summary(html_partial=True)
-        text = element_text(lxml.html.fragment_fromstring(summary, create_parent="div"))
-    except Exception:  # readability raises bare Exceptions on odd markup; the fallback covers it
-        text = ""
+    if len(html) <= READABILITY_MAX_CHARS:
+        try:
+            summary = Document(html, url=base_url or None).summary(html_partial=True)
+            text = element_text(lxml.html.fragment_fromstring(summary, create_parent="div"))
+        except Exception:  # readability raises bare Exceptions on odd markup; the fallback covers it
+            text = ""
     if len(text) < MIN_ARTICLE_CHARS:
         for bad in root.xpath("//" + " | //".join(DROP_TAGS + CHROME_TAGS)):
             bad.drop_tree()
