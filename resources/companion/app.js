@@ -523,10 +523,18 @@
 
   // --- start -------------------------------------------------------------------------------------
   applyLang();
-  var m = location.hash.match(/[#&]t=([A-Za-z0-9_-]+)/);
-  if (m) {
+  function codeFromHash() {
+    var m = location.hash.match(/[#&]t=([A-Za-z0-9_-]+)/);
+    if (!m) return false;
     history.replaceState(null, "", location.pathname);   // the one-time code leaves the address bar
+    if (es) { es.close(); es = null; }
     pair(m[1]);
+    return true;
+  }
+  // A new QR code scanned while this page is open only changes the #fragment: pair again.
+  window.addEventListener("hashchange", codeFromHash);
+  if (codeFromHash()) {
+    // pairing
   } else if (token) {
     connect();
   } else {

@@ -77,7 +77,9 @@ _COLUMNS = "id, name, user_agent, created_at, last_seen, expires_at, revoked_at"
 
 
 def _device(r: sqlite3.Row) -> Device:
-    return Device(r["id"], r["name"], r["user_agent"], r["created_at"], r["last_seen"], r["expires_at"], r["revoked_at"])
+    return Device(
+        r["id"], r["name"], r["user_agent"], r["created_at"], r["last_seen"], r["expires_at"], r["revoked_at"]
+    )
 
 
 class DeviceStore:

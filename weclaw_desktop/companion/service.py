@@ -141,7 +141,7 @@ class CompanionService:
         await asyncio.to_thread(clean_partials, self.incoming_dir, 0.0)
         runner = web.AppRunner(server.build_app(self), access_log=None, shutdown_timeout=2.0)
         await runner.setup()
-        site = web.TCPSite(runner, address, wanted, reuse_address=False)
+        site = web.TCPSite(runner, address, wanted)  # SO_REUSEADDR on POSIX: a restart may reuse the port
         try:
             await site.start()
         except OSError:
