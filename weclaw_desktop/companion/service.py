@@ -339,7 +339,8 @@ class CompanionService:
     def file_progress(self, transfer: OutgoingTransfer, f: OutgoingFile, end: int, *, whole: bool) -> None:
         f.served = max(f.served, end)
         if whole and not f.state.final:
-            f.state = FileState.SENT
+            f.state = FileState.SENT  # the browser saves it itself and cannot confirm the SHA-256
+            f.done.set()
         self.events.emit(
             CompanionEvent(
                 EventKind.TRANSFER_PROGRESS,
