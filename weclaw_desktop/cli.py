@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__
 
-COMMANDS = ["validate", "tools", "schema"]
+COMMANDS = ["validate", "tools", "schema", "phone"]
 
 
 def build_parser() -> argparse.ArgumentParser:
