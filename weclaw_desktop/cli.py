@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__
 
-COMMANDS = ["validate", "tools", "schema", "phone"]
+COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,6 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:1] == ["--run-python"]:  # python_runner in the frozen app, where sys.executable is WeClaw itself
+        from weclaw_desktop.tools.pyexec import run_file
+
+        return run_file(raw[1:])
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -40,11 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.self_test:
         from weclaw_desktop.selftest import run_self_test
 
-        return run_self_test()
+        return int(run_self_test())
     if args.command is None:
         from weclaw_desktop.app import main as app_main
 
-        return app_main()
+        return int(app_main())
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -86,3 +86,18 @@ class SecretStore:
                 register_secret(os.environ[env])
                 return os.environ[env]
         return None
+
+
+def take_env_secrets(extra_names: tuple[str, ...] = ()) -> dict[str, str]:
+    """Read the API-key variables, register them as secrets and remove them from ``os.environ``.
+
+    Called once at start-up (CLI and GUI), so no subprocess a tool starts can inherit the key.
+    Returns the values that were found, by variable name.
+    """
+    found: dict[str, str] = {}
+    for env in (*API_KEY_ENV, *extra_names):
+        value = os.environ.pop(env, None)
+        if value:
+            register_secret(value)
+            found[env] = value
+    return found

@@ -45,6 +45,10 @@ class AgentSettings(_Section):
     max_rounds: int = Field(default=12, ge=1, le=100)
     exposure: Literal["progressive", "all"] = "progressive"
     approvals: ApprovalPolicy = Field(default_factory=ApprovalPolicy)
+    result_cap_chars: int = Field(default=16_000, ge=1_000, le=1_000_000, description="per tool result")
+    turn_result_budget_chars: int = Field(default=100_000, ge=1_000, le=10_000_000, description="tool results per turn")
+    loop_guard_repeats: int = Field(default=3, ge=2, le=20, description="identical calls that stop a turn")
+    circuit_breaker_failures: int = Field(default=3, ge=1, le=20, description="failures in a row that hide a tool")
 
 
 class ToolSettings(_Section):

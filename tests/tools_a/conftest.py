@@ -45,7 +45,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 @pytest.fixture
 def outputs(tmp_path: Path) -> Path:
-    out = tmp_path / "outputs"
+    out = tmp_path.resolve() / "outputs"
     out.mkdir()
     return out
 
@@ -82,3 +82,19 @@ def run(ctx: ToolContext) -> Run:
 def rhome(home: Path) -> Path:
     """The home folder with symlinks resolved (what the tools report)."""
     return home.resolve()
+
+
+@pytest.fixture
+def secret_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """WECLAW_API_KEY and a registered secret (also hidden under an innocent name) in our environment."""
+    from weclaw_desktop.toolkit.redact import _secrets, register_secret
+
+    secret = "registered-Secret-Value-42"
+    register_secret(secret)
+    monkeypatch.setenv("WECLAW_API_KEY", "sk-weclaw-test-key-123456")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-test-key-123456")
+    monkeypatch.setenv("HARMLESS_NAME", secret)
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-abcdef")
+    monkeypatch.setenv("WECLAW_VISIBLE", "visible-value")
+    yield secret
+    _secrets.discard(secret)

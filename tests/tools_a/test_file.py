@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from weclaw_desktop.toolkit import ToolContext, ToolStatus
+from weclaw_desktop.toolkit import ToolContext, ToolError, ToolStatus
 from weclaw_desktop.tools.file import FileConfig, FileTool, SearchParams
 
 pytestmark = pytest.mark.asyncio
@@ -314,3 +314,15 @@ async def test_search_stops_when_cancelled(ctx: ToolContext, home: Path) -> None
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_read_one_huge_line_is_capped(ctx: ToolContext, home: Path) -> None:
+    (home / "min.js").write_text("x" * 50_000 + "\nsecond\n")
+    tool = FileTool(FileConfig(max_read_chars=1000))
+    res = await tool.read(tool.action_defs()[0].params(path="min.js"), ctx)
+    assert res.truncated and res.data["lines"] == [1, 1] and res.output.count("x") == 1000
+    nxt = await tool.read(tool.action_defs()[0].params(path="min.js", start_line=2), ctx)
+    assert nxt.output.endswith("second\n") and not nxt.truncated
+    (home / "three.txt").write_text("a\nb\nc")  # no newline at the end
+    with pytest.raises(ToolError, match="has only 3 lines"):
+        await tool.read(tool.action_defs()[0].params(path="three.txt", start_line=9), ctx)

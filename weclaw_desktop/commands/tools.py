@@ -8,6 +8,7 @@ from typing import Any
 
 from weclaw_desktop.commands.common import manifest_or_exit
 from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.planner import plan
 from weclaw_desktop.toolkit.policy import Policy
@@ -24,6 +25,7 @@ def register(sub: Any) -> None:
         help="print the OpenAI tool definitions of every enabled tool, as if every bridge were connected",
     )
     p.add_argument("--lang", default="en", choices=["en", "zh"], help="language of display names")
+    p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers of the settings")
     p.set_defaults(run=run)
 
 
@@ -34,24 +36,14 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(registry.function_defs(registry.tool_names()), ensure_ascii=False, indent=1))
         return 0
     secrets = SecretStore()
-    ctx = AvailabilityContext(has_secret=secrets.has)
-    result = plan(registry, Policy(), ctx)
-    rows = []
-    for tool in registry.tool_names(include_disabled=True):
-        spec = registry.spec(tool)
-        rows.append(
-            {
-                "name": tool,
-                "display_name": spec.display.name.get(args.lang),
-                "category": spec.display.category,
-                "actions": [
-                    {"function": f"{tool}_{a}", "action": a, "risk": spec.risk_of(a).value} for a in spec.actions
-                ],
-                "risk": spec.risk.value,
-                "available": tool in result.visible,
-                "diagnostics": [d.model_dump(mode="json") for d in result.hidden.get(tool, [])],
-            }
-        )
+    servers = [s for s in Settings.load().mcp_servers if s.enabled]
+    if servers and not args.no_mcp:
+        # MCP servers are started for the listing, so their tools and failures show as they really are.
+        from weclaw_desktop.mcp.cli import run_with_servers
+
+        rows = run_with_servers(registry, servers, lambda: _rows(registry, secrets, args.lang), secrets=secrets)
+    else:
+        rows = _rows(registry, secrets, args.lang)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
@@ -67,3 +59,25 @@ def run(args: argparse.Namespace) -> int:
     visible = sum(r["available"] for r in rows)
     print(f"{len(rows)} tools: {visible} available, {len(rows) - visible} hidden")
     return 0
+
+
+def _rows(registry: ToolRegistry, secrets: SecretStore, lang: str) -> list[dict[str, Any]]:
+    ctx = AvailabilityContext(has_secret=secrets.has)
+    result = plan(registry, Policy(), ctx)
+    rows: list[dict[str, Any]] = []
+    for tool in registry.tool_names(include_disabled=True):
+        spec = registry.spec(tool)
+        rows.append(
+            {
+                "name": tool,
+                "display_name": spec.display.name.get(lang),
+                "category": spec.display.category,
+                "actions": [
+                    {"function": f"{tool}_{a}", "action": a, "risk": spec.risk_of(a).value} for a in spec.actions
+                ],
+                "risk": spec.risk.value,
+                "available": tool in result.visible,
+                "diagnostics": [d.model_dump(mode="json") for d in result.hidden.get(tool, [])],
+            }
+        )
+    return rows

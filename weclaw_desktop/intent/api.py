@@ -4,8 +4,8 @@ The loop asks an :class:`Exposer` for a :class:`TurnExposure` at the start of ea
 round, for the tools to send given the tools the planner says are visible. After each call it reports
 the outcome, so the next round can widen (after a failure), add what ``tool_search`` found, and so on.
 
-Two implementations: :class:`AllVisible` here (exposure mode "all") and the progressive one of the
-intent engine (``weclaw_desktop.intent.exposure``).
+Implementations: ``weclaw_desktop.intent.exposure`` (progressive, and "all" capped at 128 functions, both
+built by ``intent.factory.make_exposer``) and :class:`AllVisible` here, the uncapped minimum.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ class RoundExposure:
     intents: list[str] = field(default_factory=list)
     confidence: float = 0.0
     reasons: dict[str, str] = field(default_factory=dict)  # tool -> why exposed (intent, sticky, found, ...)
+    dropped: dict[str, str] = field(default_factory=dict)  # tool -> why wanted but not sent (hidden, over a cap)
+    functions: int = 0  # functions the exposed tools hold (all their actions), at most max_functions
 
 
 class TurnExposure(Protocol):

@@ -1,22 +1,40 @@
 """How the agent gets its tool exposure and the tool_search index.
 
-The intent engineer replaces the bodies with the progressive exposer and the real index; the signatures
-are the contract the agent runtime and the GUI call.
+The signatures are the contract the agent runtime and the GUI call: ``make_exposer`` once per settings
+change, ``make_tool_index`` once per registry (the result is injected as the ``tool_index`` bridge).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import weakref
+from typing import Literal
 
-from weclaw_desktop.intent.api import AllVisible, Exposer
+from weclaw_desktop.intent.api import Exposer
+from weclaw_desktop.intent.engine import IntentEngine
+from weclaw_desktop.intent.exposure import AllExposer, ProgressiveExposer
+from weclaw_desktop.intent.index import ToolIndex
 from weclaw_desktop.toolkit.registry import ToolRegistry
+
+# One engine per registry (its manifest does not change), shared by the exposer and the tool index, and
+# kept when the exposer is rebuilt after a settings change.
+_engines: weakref.WeakKeyDictionary[ToolRegistry, IntentEngine] = weakref.WeakKeyDictionary()
+
+
+def engine_for(registry: ToolRegistry) -> IntentEngine:
+    engine = _engines.get(registry)
+    if engine is None or engine.manifest is not registry.manifest:
+        engine = _engines[registry] = IntentEngine(registry.manifest)
+    return engine
 
 
 def make_exposer(registry: ToolRegistry, mode: Literal["progressive", "all"] = "progressive") -> Exposer:
-    """The exposer for ``mode``. Until the intent engine lands both modes expose every visible tool."""
-    return AllVisible()
+    """Mode "progressive": routed tools per round (intent engine); "all": every visible tool, capped at
+    ``exposure.max_functions`` (128) functions."""
+    if mode == "all":
+        return AllExposer(registry)
+    return ProgressiveExposer(registry, engine_for(registry))
 
 
-def make_tool_index(registry: ToolRegistry) -> Any | None:
-    """The object injected as the ``tool_index`` bridge (used by the tool_search tool); None until built."""
-    return None
+def make_tool_index(registry: ToolRegistry) -> ToolIndex:
+    """The object injected as the ``tool_index`` bridge; the tool_search tool calls its ``find``."""
+    return ToolIndex(registry, engine_for(registry))

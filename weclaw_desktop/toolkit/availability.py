@@ -87,6 +87,14 @@ class RequirementModel(RootModel[Requirement]):
     pass
 
 
+@functools.cache
+def module_importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 @dataclass
 class AvailabilityContext:
     """What the machine and app have right now. The CLI and GUI fill it; tests build their own."""
@@ -96,100 +104,114 @@ class AvailabilityContext:
     has_secret: Callable[[str], bool] = lambda name: False
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     platform: str = sys.platform
-    module_available: Callable[[str], bool] = field(default=lambda name: _importable(name))
+    module_available: Callable[[str], bool] = field(default=lambda name: module_importable(name))
 
 
-@functools.cache
-def _importable(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
+Checker = Callable[[AvailabilityContext], list[Diagnostic]]
+
+
+def _ok(ctx: AvailabilityContext) -> list[Diagnostic]:
+    return []
 
 
 def evaluate(req: Requirement | None, tool: str, ctx: AvailabilityContext) -> list[Diagnostic]:
     """Diagnostics of everything ``req`` lacks for ``tool``; empty means available."""
+    return compile_requirement(req, tool)(ctx)
+
+
+def compile_requirement(req: Requirement | None, tool: str) -> Checker:
+    """Turn an expression into a function of the context. The registry caches one per tool, so
+    planning a request walks prepared closures with prebuilt diagnostics (``bench/registry.py``)."""
     if req is None:
-        return []
+        return _ok
     if isinstance(req, AllOf):
-        return [d for sub in req.all_of for d in evaluate(sub, tool, ctx)]
+        parts = [compile_requirement(sub, tool) for sub in req.all_of]
+        return lambda ctx: [d for part in parts for d in part(ctx)]
     if isinstance(req, AnyOf):
-        missing: list[Diagnostic] = []
-        for sub in req.any_of:
-            found = evaluate(sub, tool, ctx)
-            if not found:
-                return []
-            missing.extend(found)
-        return missing
+        options = [compile_requirement(sub, tool) for sub in req.any_of]
+
+        def any_of(ctx: AvailabilityContext) -> list[Diagnostic]:
+            missing: list[Diagnostic] = []
+            for option in options:
+                found = option(ctx)
+                if not found:
+                    return []
+                missing.extend(found)
+            return missing
+
+        return any_of
     if isinstance(req, Not):
-        if evaluate(req.not_, tool, ctx):
-            return []
-        return [_negated(req.not_)]
-    return _signal(req, tool, ctx)
+        inner = compile_requirement(req.not_, tool)
+        negated = [_negated(req.not_)]
+        return lambda ctx: [] if inner(ctx) else negated
+    return _compile_signal(req, tool)
 
 
-def _signal(req: Requirement, tool: str, ctx: AvailabilityContext) -> list[Diagnostic]:
+def _compile_signal(req: Requirement, tool: str) -> Checker:
     if isinstance(req, BridgeReq):
-        if req.bridge in ctx.bridges:
-            return []
-        return [
+        name = req.bridge
+        missing = [
             Diagnostic(
                 code=Code.BRIDGE_MISSING,
-                message=f"needs the {req.bridge} service, which is not running",
-                hint=_BRIDGE_HINTS.get(req.bridge, "It is provided by the desktop window."),
+                message=f"needs the {name} service, which is not running",
+                hint=_BRIDGE_HINTS.get(name, "It is provided by the desktop window."),
             )
         ]
+        return lambda ctx: [] if name in ctx.bridges else missing
     if isinstance(req, ConfigReq):
-        value = ctx.tool_config(tool).get(req.config)
-        if value not in (None, "", [], {}):
-            return []
-        return [
+        key = req.config
+        missing = [
             Diagnostic(
                 code=Code.CONFIG_MISSING,
-                message=f"setting '{req.config}' is not set",
+                message=f"setting '{key}' is not set",
                 hint=f"Set it under Settings > Tools > {tool}.",
             )
         ]
+        return lambda ctx: [] if ctx.tool_config(tool).get(key) not in (None, "", [], {}) else missing
     if isinstance(req, SecretReq):
-        if ctx.has_secret(req.secret):
-            return []
-        return [
+        secret = req.secret
+        missing = [
             Diagnostic(
                 code=Code.AUTH_MISSING,
-                message=f"no credential '{req.secret}' is stored",
+                message=f"no credential '{secret}' is stored",
                 hint="Enter it in Settings; it is kept in the system keyring.",
             )
         ]
+        return lambda ctx: [] if ctx.has_secret(secret) else missing
     if isinstance(req, EnvReq):
-        if ctx.environ.get(req.env):
-            return []
-        return [
+        env = req.env
+        missing = [
             Diagnostic(
                 code=Code.ENV_MISSING,
-                message=f"environment variable {req.env} is not set",
-                hint=f"Set {req.env} before starting WeClaw.",
+                message=f"environment variable {env} is not set",
+                hint=f"Set {env} before starting WeClaw.",
             )
         ]
+        return lambda ctx: [] if ctx.environ.get(env) else missing
     if isinstance(req, ModuleReq):
-        if ctx.module_available(req.module):
-            return []
-        package = req.package or req.module
-        return [
+        module = req.module
+        missing = [
             Diagnostic(
                 code=Code.DEPENDENCY_MISSING,
-                message=f"optional dependency '{req.module}' is not installed",
-                hint=f"Install it with: pip install {package}",
+                message=f"optional dependency '{module}' is not installed",
+                hint=f"Install it with: pip install {req.package or module}",
             )
         ]
+        return lambda ctx: [] if ctx.module_available(module) else missing
     if isinstance(req, PlatformReq):
-        if any(ctx.platform.startswith(p) for p in req.platform):
-            return []
-        return [
-            Diagnostic(
-                code=Code.PLATFORM_UNSUPPORTED,
-                message=f"works only on {', '.join(req.platform)} (this is {ctx.platform})",
-            )
-        ]
+        prefixes = tuple(req.platform)
+
+        def platform(ctx: AvailabilityContext) -> list[Diagnostic]:
+            if ctx.platform.startswith(prefixes):
+                return []
+            return [
+                Diagnostic(
+                    code=Code.PLATFORM_UNSUPPORTED,
+                    message=f"works only on {', '.join(prefixes)} (this is {ctx.platform})",
+                )
+            ]
+
+        return platform
     raise TypeError(f"unknown requirement {req!r}")  # pragma: no cover
 
 
@@ -215,4 +237,5 @@ _BRIDGE_HINTS = {
     "notifier": "Available in the desktop app.",
     "screen": "Available in the desktop app.",
     "desktop": "Available in the desktop app.",
+    "history": "Available when the assistant runs (weclaw chat or the desktop app).",
 }

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.toolkit.schema import openai_parameters
 
 if TYPE_CHECKING:
@@ -134,7 +135,6 @@ class ToolContext:
 
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel)
-Handler = Callable[[Any, Any, ToolContext], Awaitable[ToolResult]]
 
 
 class NoParams(BaseModel):
@@ -210,7 +210,15 @@ class BaseTool:
     # --- actions -------------------------------------------------------------------------------
     @classmethod
     def action_defs(cls) -> list[ActionDef]:
-        """The actions this class defines, in definition order."""
+        """The actions this class defines, in definition order (computed once per class)."""
+        cached = cls.__dict__.get("_weclaw_action_defs")
+        if cached is None:
+            cached = cls._collect_action_defs()
+            cls._weclaw_action_defs = cached  # type: ignore[attr-defined]
+        return list(cached)
+
+    @classmethod
+    def _collect_action_defs(cls) -> list[ActionDef]:
         found: list[ActionDef] = []
         seen: set[str] = set()
         for klass in reversed(cls.__mro__):
@@ -237,11 +245,18 @@ class BaseTool:
         """The actions of this instance. Dynamic tools (MCP) override this."""
         return type(self).action_defs()
 
+    def live_diagnostics(self) -> list[Diagnostic]:
+        """Why a dynamic tool cannot run right now (an MCP server that is down); [] when it can.
+
+        The planner asks registered dynamic tools only, so built-in tools are never imported for this.
+        """
+        return []
+
     async def execute(self, action_name: str, params: BaseModel, ctx: ToolContext) -> ToolResult:
         """Run one action with already-validated parameters."""
         for spec in self.get_actions():
             if spec.name == action_name:
-                handler: Handler = getattr(self, spec.handler)
+                handler: Callable[[BaseModel, ToolContext], Awaitable[ToolResult]] = getattr(self, spec.handler)
                 return await handler(params, ctx)
         raise KeyError(f"{self.name} has no action {action_name!r}")
 

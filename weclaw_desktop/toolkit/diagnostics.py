@@ -32,5 +32,5 @@ class Diagnostic(BaseModel):
     hint: str = ""
 
     def __str__(self) -> str:
-        text = f"[{self.code.value}] {self.message}"
+        text = f"[{self.code.value}] {self.message.rstrip('.')}."
         return f"{text} {self.hint}" if self.hint else text

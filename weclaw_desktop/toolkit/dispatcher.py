@@ -160,9 +160,9 @@ class Dispatcher:
         )
         if problems:
             status = ToolStatus.DENIED if problems[0].code.value.startswith("disabled-") else ToolStatus.ERROR
-            reasons = "; ".join(str(p) for p in problems)
+            reasons = " ".join(str(p) for p in problems)
             return ToolResult.fail(
-                f"{call.name} is not available right now: {reasons}. "
+                f"{call.name} is not available right now: {reasons} "
                 "Do not call it again in this conversation; tell the user what is needed.",
                 status=status,
             )
@@ -386,11 +386,10 @@ def _invalid(name: str, errors: list[str]) -> ToolResult:
 
 
 def _denied(name: str, approval: ApprovalResult) -> ToolResult:
-    who = {"user": "The user", "policy": "The approval policy", "no-gate": "No one"}.get(
-        approval.decided_by, approval.decided_by
-    )
-    note = f" ({approval.note})" if approval.note else ""
-    return ToolResult.fail(
-        f"{who} did not allow {name}{note}. Do not retry the same call; ask the user how to proceed.",
-        status=ToolStatus.DENIED,
-    )
+    if approval.decided_by == "no-gate":
+        why = f"{name} needs approval, but no one is there to approve it."
+    else:
+        who = {"user": "The user", "policy": "The approval policy"}.get(approval.decided_by, approval.decided_by)
+        note = f" ({approval.note})" if approval.note else ""
+        why = f"{who} did not allow {name}{note}."
+    return ToolResult.fail(f"{why} Do not retry the same call; ask the user how to proceed.", status=ToolStatus.DENIED)

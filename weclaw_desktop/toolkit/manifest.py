@@ -165,7 +165,11 @@ class Keywords(StrictModel):
 class IntentSpec(StrictModel):
     """One intent: how people ask for it, which tools serve it, and in which order of preference."""
 
-    keywords: Keywords
+    keywords: Keywords = Field(description="Phrases that alone show the intent (strong cues)")
+    weak: Keywords = Field(
+        default_factory=Keywords,
+        description="Generic words ('file', '打开') that support the intent but alone reach the medium tier at most",
+    )
     tools: list[str] = Field(min_length=1)
     recommended: list[str] = Field(min_length=1)
     alternative: list[str] = Field(default_factory=list)
@@ -183,6 +187,12 @@ class ExposureSettings(StrictModel):
     max_functions: int = Field(default=128, ge=1, le=128)
     sticky_turns: int = Field(default=2, ge=0, le=10)
     search_results: int = Field(default=5, ge=1, le=20)
+    similarity_weight: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="How far the paraphrase (similarity) signal alone can raise a score; 0 = off",
+    )
 
     @model_validator(mode="after")
     def _order(self) -> ExposureSettings:

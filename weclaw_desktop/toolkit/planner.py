@@ -1,18 +1,28 @@
 """The planner: which tools may be offered right now, and why the others may not.
 
 It reads only tools.json and the registry's state (no tool module is imported), so it is cheap enough
-to run every round: under a millisecond at 200 tools (``bench/registry.py``).
+to run every round: well under a millisecond at 200 tools (``bench/registry.py``). Availability
+expressions and the policy are compiled once and cached; planning walks prepared closures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from weclaw_desktop.toolkit.availability import AllOf, AvailabilityContext, BridgeReq, Requirement, evaluate
+from weclaw_desktop.toolkit.availability import (
+    AllOf,
+    AvailabilityContext,
+    BridgeReq,
+    Requirement,
+    compile_requirement,
+    evaluate,
+)
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import ToolRegistry
+
+PolicyCheck = Callable[[str], Diagnostic | None]
 
 
 class ContractError(RuntimeError):
@@ -40,15 +50,22 @@ def tool_requirement(registry: ToolRegistry, tool: str) -> Requirement | None:
     return parts[0] if len(parts) == 1 else AllOf.model_validate({"allOf": parts})
 
 
-def diagnose(registry: ToolRegistry, policy: Policy, ctx: AvailabilityContext, tool: str) -> list[Diagnostic]:
-    """Why ``tool`` cannot be offered now (empty: it can)."""
-    spec = registry.spec(tool)
-    if not spec.enabled:
-        return [Diagnostic(code=Code.DISABLED_IN_MANIFEST, message="disabled in tools.json")]
-    blocked = policy.check(tool, registry.manifest.profiles)
+_DISABLED = [Diagnostic(code=Code.DISABLED_IN_MANIFEST, message="disabled in tools.json")]
+
+
+def diagnose(
+    registry: ToolRegistry, policy: Policy | PolicyCheck, ctx: AvailabilityContext, tool: str
+) -> list[Diagnostic]:
+    """Why ``tool`` cannot be offered now (empty: it can). ``policy`` may be a compiled checker."""
+    if not registry.spec(tool).enabled:
+        return _DISABLED
+    check = policy.compiled(registry.manifest.profiles) if isinstance(policy, Policy) else policy
+    blocked = check(tool)
     if blocked is not None:
         return [blocked]
-    return evaluate(tool_requirement(registry, tool), tool, ctx)
+    checker = registry.checker(tool, lambda: compile_requirement(tool_requirement(registry, tool), tool))
+    result: list[Diagnostic] = checker(ctx)
+    return result + registry.live_diagnostics(tool) if registry.is_dynamic(tool) else result
 
 
 def diagnose_action(registry: ToolRegistry, ctx: AvailabilityContext, tool: str, action_name: str) -> list[Diagnostic]:
@@ -72,23 +89,26 @@ def plan(
     ctx = replace(base, bridges=base.bridges | registry.bridge_names(), tool_config=registry.effective_config)
     result = Plan()
     names = registry.tool_names(include_disabled=True) if tools is None else list(tools)
+    check = policy.compiled(registry.manifest.profiles)
     for tool in names:
-        problems = diagnose(registry, policy, ctx, tool)
+        problems = diagnose(registry, check, ctx, tool)
         if problems:
             result.hidden[tool] = problems
             continue
-        if not registry.functions_of(tool) or not registry.module_findable(tool):
+        if not registry.has_functions(tool) or not registry.module_findable(tool):
             raise ContractError(
                 f"tool '{tool}' is visible but has no executor (module '{registry.spec(tool).module}' "
                 "not found or no functions); run `weclaw validate`"
             )
         result.visible.append(tool)
         spec = registry.spec(tool)
+        if not spec.action_requires:
+            continue
         for action_name in spec.action_requires:
             problems = diagnose_action(registry, ctx, tool, action_name)
             if problems:
                 result.hidden_functions[f"{tool}_{action_name}"] = problems
-        if spec.action_requires and all(f"{tool}_{a}" in result.hidden_functions for a in spec.actions):
+        if all(f"{tool}_{a}" in result.hidden_functions for a in spec.actions):
             result.visible.remove(tool)
             result.hidden[tool] = [d for a in spec.actions for d in result.hidden_functions[f"{tool}_{a}"]]
     return result

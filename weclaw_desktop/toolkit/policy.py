@@ -6,16 +6,28 @@ together with the allow list. Deny always wins over allow.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from fnmatch import fnmatchcase
+import fnmatch
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 
 
+@functools.lru_cache(maxsize=256)
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    if not patterns:
+        return lambda name: False
+    if "*" in patterns:
+        return lambda name: True
+    regex = re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
+    return lambda name: regex.match(name) is not None
+
+
 def _matches(name: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatchcase(name, pattern) for pattern in patterns)
+    return _matcher(tuple(patterns))(name)
 
 
 class Policy(BaseModel):
@@ -28,31 +40,18 @@ class Policy(BaseModel):
 
     def check(self, tool: str, profiles: Mapping[str, list[str]]) -> Diagnostic | None:
         """None when ``tool`` is allowed, else why not."""
-        if tool in self.disabled:
-            return Diagnostic(
-                code=Code.DISABLED_BY_USER,
-                message="switched off by you",
-                hint="Turn it back on in the tool panel.",
-            )
-        if _matches(tool, self.deny):
-            return Diagnostic(
-                code=Code.DISABLED_BY_POLICY,
-                message="blocked by the deny list",
-                hint="Remove it from Settings > Tools > Deny list.",
-            )
+        return self.compiled(profiles)(tool)
+
+    def compiled(self, profiles: Mapping[str, list[str]]) -> Callable[[str], Diagnostic | None]:
+        """A fast checker for many tools (the planner calls it once per tool per round)."""
         patterns = profiles.get(self.profile)
-        if patterns is None:
-            return Diagnostic(
-                code=Code.DISABLED_BY_POLICY,
-                message=f"the active profile '{self.profile}' does not exist",
-                hint=f"Choose one of: {', '.join(sorted(profiles)) or 'none defined'}.",
-            )
-        if _matches(tool, patterns) or _matches(tool, self.allow):
-            return None
-        return Diagnostic(
-            code=Code.DISABLED_BY_POLICY,
-            message=f"not part of the '{self.profile}' profile",
-            hint="Add it to the allow list or switch profile in Settings.",
+        return _compile(
+            self.profile,
+            tuple(patterns) if patterns is not None else None,
+            tuple(sorted(profiles)),
+            tuple(self.allow),
+            tuple(self.deny),
+            frozenset(self.disabled),
         )
 
     def with_switch(self, tool: str, enabled: bool) -> Policy:
@@ -60,3 +59,46 @@ class Policy(BaseModel):
         if not enabled:
             disabled.append(tool)
         return self.model_copy(update={"disabled": sorted(disabled)})
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(
+    profile: str,
+    patterns: tuple[str, ...] | None,
+    profile_names: tuple[str, ...],
+    allow: tuple[str, ...],
+    deny: tuple[str, ...],
+    disabled: frozenset[str],
+) -> Callable[[str], Diagnostic | None]:
+    off = Diagnostic(
+        code=Code.DISABLED_BY_USER, message="switched off by you", hint="Turn it back on in the tool panel."
+    )
+    denied = Diagnostic(
+        code=Code.DISABLED_BY_POLICY,
+        message="blocked by the deny list",
+        hint="Remove it from Settings > Tools > Deny list.",
+    )
+    if patterns is None:
+        no_profile = Diagnostic(
+            code=Code.DISABLED_BY_POLICY,
+            message=f"the active profile '{profile}' does not exist",
+            hint=f"Choose one of: {', '.join(profile_names) or 'none defined'}.",
+        )
+    outside = Diagnostic(
+        code=Code.DISABLED_BY_POLICY,
+        message=f"not part of the '{profile}' profile",
+        hint="Add it to the allow list or switch profile in Settings.",
+    )
+    is_denied = _matcher(deny)
+    is_allowed = _matcher((*(patterns or ()), *allow))
+
+    def check(tool: str) -> Diagnostic | None:
+        if tool in disabled:
+            return off
+        if is_denied(tool):
+            return denied
+        if patterns is None:
+            return no_profile
+        return None if is_allowed(tool) else outside
+
+    return check

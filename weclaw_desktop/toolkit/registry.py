@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from weclaw_desktop.toolkit.base import ActionDef, BaseTool, Risk
+from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.toolkit.manifest import Manifest, ToolSpec, format_validation_error, load_manifest
 
 log = logging.getLogger("weclaw.registry")
@@ -68,6 +69,7 @@ class ToolRegistry:
         self._listeners: list[Callable[[], None]] = []
         self._load_lock = threading.Lock()
         self._findable: dict[str, bool] = {}
+        self._checkers: dict[str, Any] = {}
         for name, spec in self._specs.items():
             if spec.enabled:
                 self._add_functions(name, spec.actions)
@@ -109,6 +111,9 @@ class ToolRegistry:
     def resolve(self, function: str) -> FunctionRef | None:
         return self._functions.get(function)
 
+    def has_functions(self, tool: str) -> bool:
+        return bool(self._by_tool.get(tool))
+
     def functions_of(self, tool: str) -> list[str]:
         return list(self._by_tool.get(tool, []))
 
@@ -123,6 +128,13 @@ class ToolRegistry:
                 if a.name == action_name and a.risk is not None and a.risk.rank > declared.rank:
                     return a.risk
         return declared
+
+    def checker(self, tool: str, build: Callable[[], Any]) -> Any:
+        """The compiled availability checker of ``tool`` (built once by the planner, cached here)."""
+        found = self._checkers.get(tool)
+        if found is None:
+            found = self._checkers[tool] = build()
+        return found
 
     # --- config ---------------------------------------------------------------------------------
     def effective_config(self, tool: str) -> dict[str, Any]:
@@ -243,6 +255,7 @@ class ToolRegistry:
         spec = spec.model_copy(update={"actions": actions or spec.actions})
         self._add_functions(tool, spec.actions)
         self._specs[tool] = spec
+        self._checkers.pop(tool, None)
         self._dynamic.add(tool)
         instance.name = tool
         instance.set_bridges(self._bridges_for(tool))
@@ -255,6 +268,7 @@ class ToolRegistry:
         for fn in self._by_tool.pop(tool, []):
             self._functions.pop(fn, None)
         self._specs.pop(tool, None)
+        self._checkers.pop(tool, None)
         self._tools.pop(tool, None)
         self._defs_cache.pop(tool, None)
         self._dynamic.discard(tool)
@@ -263,6 +277,15 @@ class ToolRegistry:
 
     def is_dynamic(self, tool: str) -> bool:
         return tool in self._dynamic
+
+    def live_diagnostics(self, tool: str) -> list[Diagnostic]:
+        """A dynamic tool's own reasons it cannot run now (e.g. its MCP server is down)."""
+        instance = self._tools.get(tool) if tool in self._dynamic else None
+        return instance.live_diagnostics() if instance is not None else []
+
+    def notify_changed(self) -> None:
+        """Tell listeners (the tool panel) that a tool's state changed without re-registering it."""
+        self._notify()
 
     # --- bridges --------------------------------------------------------------------------------
     def inject(self, bridges: Mapping[str, Any]) -> None:

@@ -201,14 +201,17 @@ def openai_schema_problems(schema: dict[str, Any]) -> list[str]:
         problems.append("top level must be {'type': 'object'}")
     if not isinstance(schema.get("properties"), dict):
         problems.append("top level needs 'properties'")
+    if schema.get("additionalProperties") is not False:
+        problems.append("top level must set additionalProperties: false")
 
     def walk(node: Any, path: str) -> None:
         if isinstance(node, dict):
             if "$ref" in node or "$defs" in node:
                 problems.append(f"{path}: $ref/$defs are not inlined")
             extra = node.get("additionalProperties")
-            if node.get("type") == "object" and extra not in (False, None) and not isinstance(extra, dict):
-                problems.append(f"{path}: objects must not allow arbitrary additional properties")
+            declared = bool(node.get("properties"))
+            if node.get("type") == "object" and declared and extra is not False:
+                problems.append(f"{path}: objects with properties must set additionalProperties: false")
             for key, value in node.items():
                 walk(value, f"{path}.{key}")
         elif isinstance(node, list):

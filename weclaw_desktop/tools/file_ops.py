@@ -61,29 +61,41 @@ def read_text(
             return ReadOutcome("", None, size, 0, 0, False, binary_kind=sniffed.binary_kind)
         encoding = sniffed.encoding
     assert encoding is not None
-    lines: list[str] = []
+    parts: list[str] = []
     used = 0
-    line_no = 0
+    line_no = 1  # the line the next piece read belongs to
+    first = last = 0
+    lines_done = 0
     more = False
+    open_line = False  # the last piece read did not end its line
+    skip_chunk = 1 << 20  # lines before start_line are read in bounded pieces (a file may be one huge line)
     with open(path, encoding=encoding, errors="replace", newline="") as fh:
-        for line in fh:
-            line_no += 1
-            if line_no < start_line:
-                continue
-            if (max_lines is not None and len(lines) >= max_lines) or used >= max_chars:
-                more = True
+        while True:
+            collecting = line_no >= start_line
+            if collecting and ((max_lines is not None and lines_done >= max_lines) or used >= max_chars):
+                more = bool(fh.read(1))
                 break
-            if used + len(line) > max_chars:
-                lines.append(line[: max_chars - used])
-                used = max_chars
-                more = True
+            piece = fh.readline(max_chars - used if collecting else skip_chunk)
+            if not piece:
                 break
-            lines.append(line)
-            used += len(line)
-    if start_line > 1 and not lines and not more:
-        raise ToolError(f"{path.name} has only {line_no} lines; start_line {start_line} is past the end.")
-    text = "".join(lines).lstrip("\ufeff") if start_line == 1 else "".join(lines)
-    return ReadOutcome(text, encoding, size, start_line, start_line + max(len(lines), 1) - 1, more)
+            ends = piece.endswith(("\n", "\r"))
+            open_line = not ends
+            if collecting:
+                parts.append(piece)
+                used += len(piece)
+                first = first or line_no
+                last = line_no
+                lines_done += ends
+            line_no += ends
+    if first == 0:
+        if start_line > 1:
+            total = line_no - 1 + open_line
+            raise ToolError(f"{path.name} has only {total} lines; start_line {start_line} is past the end.")
+        first = last = 1
+    text = "".join(parts)
+    if start_line == 1:
+        text = text.lstrip("\ufeff")
+    return ReadOutcome(text, encoding, size, first, last, more)
 
 
 # --- write / append ---------------------------------------------------------------------------------------

@@ -158,15 +158,18 @@ class PathGuard:
         self._all_roots = _unique([*self.roots, self.outputs_dir])
         denied = denied_paths(self.home)
         self._denied: list[Path] = _unique([_lexical(d) for d in denied] + [_real(d) for d in denied])
+        self._denied_keys: dict[tuple[str, ...], Path] = {_key(d): d for d in self._denied}
         real_home = _real(self.home)
         self.base = real_home if any(is_within(real_home, r) for r in self.roots) else self.roots[0]
 
     # --- checks ------------------------------------------------------------------------------------
     def denied_match(self, path: Path) -> Path | None:
         """The denied path that ``path`` (absolute, normalised) is inside, if any."""
-        for denied in self._denied:
-            if is_within(path, denied):
-                return denied
+        key = _key(path)
+        for n in range(1, len(key) + 1):
+            hit = self._denied_keys.get(key[:n])
+            if hit is not None:
+                return hit
         return None
 
     def is_denied(self, path: Path) -> bool:

@@ -126,11 +126,16 @@ def binary_kind(sample: bytes, path: Path | None = None) -> str:
     return "binary data"
 
 
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0E, 0x20), 0x7F])
+_NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL_BYTES)
+
+
 def _looks_binary(sample: bytes) -> bool:
     if b"\x00" in sample:
         return True
-    controls = sum(1 for b in sample[:8192] if b < 0x09 or 0x0E <= b < 0x20 or b == 0x7F)
-    return controls > max(8, len(sample[:8192]) // 20)
+    head = sample[:8192]
+    controls = len(head.translate(None, _NOT_CONTROL))
+    return controls > max(8, len(head) // 20)
 
 
 def sniff(sample: bytes, path: Path | None = None) -> Sniffed:
@@ -140,9 +145,10 @@ def sniff(sample: bytes, path: Path | None = None) -> Sniffed:
         return Sniffed(bom)
     if not sample:
         return Sniffed("utf-8")
-    if not _looks_binary(sample) and _valid_utf8_prefix(sample):
+    binary = _looks_binary(sample)
+    if not binary and _valid_utf8_prefix(sample):
         return Sniffed("utf-8")
-    if _looks_binary(sample):
+    if binary:
         if b"\x00" in sample:
             guessed = _normalizer_guess(sample)
             if guessed in ("utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le", "utf_32_be"):

@@ -1,0 +1,53 @@
+"""Guards for the Qt runtime the app is pinned to.
+
+PySide6 6.12.0 on Python 3.11 drops a reference to ``True`` on every ``Signal.emit()`` and
+``disconnect()`` (bools are immortal only from Python 3.12): after a few hundred signals the interpreter
+aborts with "bool_dealloc". pyproject.toml excludes that release; this test fails if it comes back.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+from PySide6.QtCore import QObject, Signal
+
+
+class _Emitter(QObject):
+    fired = Signal(object)
+
+
+def test_signal_emit_and_disconnect_keep_true_alive() -> None:
+    emitter = _Emitter()
+    got: list[int] = []
+    emitter.fired.connect(got.append)
+    gc.collect()
+    before = sys.getrefcount(True)
+    for i in range(2000):
+        emitter.fired.emit(i)
+    for _ in range(200):
+        emitter.fired.disconnect(got.append)
+        emitter.fired.connect(got.append)
+    gc.collect()
+    assert len(got) == 2000
+    assert sys.getrefcount(True) >= before - 50, "this PySide6 leaks references to True (see pyproject pin)"
+
+
+def test_loop_subclass_installs_asyncgen_hooks() -> None:
+    """qasync's private run hooks still exist (we override them to install async-generator hooks)."""
+    import qasync
+
+    from weclaw_desktop.ui.qtloop import WeclawEventLoop
+
+    assert issubclass(WeclawEventLoop, qasync.QEventLoop)
+    for name in ("_before_run_forever", "_after_run_forever"):
+        assert callable(getattr(qasync.QEventLoop, name)), name
+
+
+async def test_running_loop_has_asyncgen_hooks() -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    hooks = sys.get_asyncgen_hooks()
+    assert hooks.firstiter is not None and getattr(hooks.firstiter, "__self__", None) is loop
+    assert getattr(hooks.finalizer, "__self__", None) is loop

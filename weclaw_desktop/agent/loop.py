@@ -1,0 +1,488 @@
+"""The turn loop: route and plan -> stream a completion -> run the tool calls -> next round.
+
+One turn answers one user message. Each round:
+
+1. the planner says which tools may be offered (availability, policy) and the circuit breaker removes
+   tools that failed too often; the turn's exposure picks the tools to send (recomputed every round);
+   at most ``max_functions`` functions are sent, and the round is logged by name and count;
+2. the provider streams the completion (text deltas are emitted as they arrive);
+3. the assistant message is stored (durable before anything else happens);
+4. the tool calls run concurrently through the :class:`Dispatcher` (validation, approval, hooks,
+   timeouts, per-tool concurrency and audit live there), each result is capped, stored and emitted;
+5. with no tool calls the answer is final; after ``max_rounds`` the turn stops with a message.
+
+The loop emits typed events (``agent/events.py``) to a callback and knows nothing about the CLI or GUI.
+Stop = cancelling the task that runs :meth:`AgentLoop.run_turn`: the stream is closed, running tools are
+cancelled, what happened is stored, and the CancelledError is re-raised; the session stays usable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget
+from weclaw_desktop.agent.history import HistoryStore
+from weclaw_desktop.agent.prompt import system_prompt, user_language
+from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
+from weclaw_desktop.intent.api import Exposer, RoundExposure, TurnExposure
+from weclaw_desktop.toolkit.approval import ApprovalGate
+from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolResult, ToolStatus
+from weclaw_desktop.toolkit.diagnostics import Code
+from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
+from weclaw_desktop.toolkit.planner import plan
+from weclaw_desktop.toolkit.redact import redact
+from weclaw_desktop.toolkit.registry import ToolRegistry
+
+log = logging.getLogger("weclaw.loop")
+
+Emit = Callable[[ev.Event], None]
+
+
+@dataclass
+class LoopOptions:
+    max_rounds: int = 12
+    result_cap: int = 16_000  # characters per tool result (head and tail kept)
+    turn_result_budget: int = 100_000  # characters of tool results per turn
+    loop_guard_repeats: int = 3  # the same function with the same arguments this often stops the turn
+    circuit_failures: int = 3  # failures in a row that switch a tool off for the rest of the turn
+    max_functions: int = 128  # functions per request (OpenAI's limit)
+    max_context_chars: int = 200_000  # history sent to the model, newest first
+    language: str = "system"  # ui language setting: system | en | zh
+
+
+@dataclass
+class ToolEnv:
+    """Where tools work: copied into every ToolContext."""
+
+    outputs_dir: Path
+    data_dir: Path
+    allowed_roots: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class _Round:
+    number: int
+    tools: list[str]
+    functions: list[dict[str, Any]]
+    names: list[str]
+
+
+class AgentLoop:
+    """Runs turns. The runtime owns one and may swap ``provider`` when settings change."""
+
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        dispatcher: Dispatcher,
+        exposer: Exposer,
+        history: HistoryStore,
+        tool_env: ToolEnv,
+        options: LoopOptions | None = None,
+    ) -> None:
+        self.provider = provider
+        self.dispatcher = dispatcher
+        self.exposer = exposer
+        self.history = history
+        self.tool_env = tool_env
+        self.options = options or LoopOptions()
+
+    @property
+    def registry(self) -> ToolRegistry:
+        return self.dispatcher.registry
+
+    async def run_turn(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        emit: Emit,
+        run_id: str | None = None,
+        origin: Origin = Origin.GUI,
+        gate: ApprovalGate | None = None,
+    ) -> ev.TurnDone:
+        turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate)
+        return await turn.run()
+
+
+class _Turn:
+    """The state of one turn (kept off AgentLoop so concurrent sessions never share it)."""
+
+    def __init__(
+        self,
+        loop: AgentLoop,
+        session_id: str,
+        run_id: str,
+        text: str,
+        emit: Emit,
+        origin: Origin,
+        gate: ApprovalGate | None,
+    ) -> None:
+        self.loop = loop
+        self.opts = loop.options
+        self.session_id = session_id
+        self.run_id = run_id
+        self.text = text
+        self._emit = emit
+        self.origin = origin
+        self.gate = gate
+        self.round_no = 0
+        self.guard = LoopGuard(self.opts.loop_guard_repeats)
+        self.breaker = CircuitBreaker(self.opts.circuit_failures)
+        self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
+        self.messages: list[dict[str, Any]] = []
+        self.partial: list[str] = []  # text streamed in the current round
+        self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
+        self.writes: set[asyncio.Task[Any]] = set()
+
+    # --- plumbing -----------------------------------------------------------------------------------
+    def emit(self, event_type: type[ev.Event], **fields: Any) -> None:
+        event = event_type(run_id=self.run_id, session_id=self.session_id, **fields)
+        try:
+            self._emit(event)
+        except Exception:  # a broken front end must not break the turn
+            log.exception("event handler failed for %s", event.kind)
+
+    async def durable(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Await a history write that must complete even if the turn is cancelled meanwhile."""
+        task = asyncio.ensure_future(coro)
+        self.writes.add(task)
+        task.add_done_callback(self.writes.discard)
+        return await asyncio.shield(task)
+
+    # --- the turn -----------------------------------------------------------------------------------
+    async def run(self) -> ev.TurnDone:
+        loop = self.loop
+        try:
+            await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
+        except KeyError:
+            message = "This conversation no longer exists. Start a new one."
+            self.emit(ev.ErrorOccurred, message=message, kind="bad_request")
+            done = self._done("error", message=message)
+            self.emit_done(done)
+            return done
+        try:
+            done = await self._rounds()
+        except asyncio.CancelledError:
+            await self._after_cancel()
+            raise
+        except Exception as exc:  # a bug: report it, keep the session consistent
+            log.exception("turn %s failed", self.run_id)
+            message = f"Internal error: {type(exc).__name__}: {redact(str(exc))[:200]}"
+            try:
+                await self._close_open_calls("The call did not finish because of an internal error.")
+            except Exception:  # e.g. the disk is full: the next load repairs the history instead
+                log.exception("could not record the unfinished calls of %s", self.run_id)
+            self.emit(ev.ErrorOccurred, message=message, kind="internal")
+            done = self._done("error", message=message)
+        try:
+            await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        except Exception:
+            log.exception("could not record the end of turn %s", self.run_id)
+        self.emit_done(done)
+        return done
+
+    def _done(self, reason: ev.DoneReason, *, text: str = "", message: str = "") -> ev.TurnDone:
+        return ev.TurnDone(
+            run_id=self.run_id,
+            session_id=self.session_id,
+            reason=reason,
+            text=text,
+            rounds=self.round_no,
+            message=message,
+        )
+
+    def emit_done(self, done: ev.TurnDone) -> None:
+        try:
+            self._emit(done)
+        except Exception:
+            log.exception("event handler failed for turn_done")
+
+    async def _rounds(self) -> ev.TurnDone:
+        loop = self.loop
+        lang = user_language(self.opts.language, self.text)
+        history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
+        recent = await loop.history.recent_tools(self.session_id)
+        exposure = loop.exposer.start_turn(self.text, recent)
+        prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
+        self.messages = [{"role": "system", "content": prompt}, *history]
+
+        while self.round_no < self.opts.max_rounds:
+            self.round_no += 1
+            rnd = self._plan_round(exposure)
+            self.partial = []
+            t0 = time.perf_counter()
+            try:
+                completion = await loop.provider.stream(self.messages, rnd.functions, on_text=self._on_text)
+            except ProviderError as exc:
+                return await self._provider_failed(exc)
+            log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
+            if completion.usage is not None:
+                u = completion.usage
+                self.emit(
+                    ev.UsageReported,
+                    prompt_tokens=u.prompt_tokens,
+                    completion_tokens=u.completion_tokens,
+                    total_tokens=u.total_tokens,
+                )
+            calls = completion.tool_calls
+            call_dicts = [c.as_message() for c in calls]
+            await self.durable(
+                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, completion.text, call_dicts)
+            )
+            self.partial = []
+            self.open_calls = {c.id: c for c in calls}
+            assistant: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
+            if call_dicts:
+                assistant["tool_calls"] = call_dicts
+            self.messages.append(assistant)
+            self.emit(ev.AssistantMessage, text=completion.text, tool_calls=call_dicts)
+            if not calls:
+                message = "" if completion.text else "The model returned an empty answer."
+                return self._done("completed", text=completion.text, message=message)
+            tripped = await self._run_calls(calls, rnd, exposure)
+            if tripped:
+                message = (
+                    f"Stopped: the model called {tripped} with the same arguments "
+                    f"{self.opts.loop_guard_repeats} times. Rephrase the request or give more details."
+                )
+                return self._done("loop_guard", message=message)
+        message = (
+            f"Stopped after {self.opts.max_rounds} rounds without a final answer. "
+            "Ask again to continue, or split the task into smaller steps."
+        )
+        return self._done("max_rounds", message=message)
+
+    def _on_text(self, piece: str) -> None:
+        self.partial.append(piece)
+        self.emit(ev.TextDelta, text=piece)
+
+    # --- exposure -----------------------------------------------------------------------------------
+    def _plan_round(self, exposure: TurnExposure) -> _Round:
+        registry = self.loop.registry
+        dispatcher = self.loop.dispatcher
+        planned = plan(registry, dispatcher.policy, dispatcher.availability())
+        hidden: dict[str, list[str]] = {t: [d.code.value for d in ds] for t, ds in planned.hidden.items()}
+        visible = [t for t in planned.visible if t not in self.breaker.open]
+        for tool in self.breaker.open:
+            hidden[tool] = [Code.CIRCUIT_OPEN.value]
+        chosen: RoundExposure = exposure.for_round(visible)
+        allowed = set(visible)
+        tools = [t for t in dict.fromkeys(chosen.tools) if t in allowed]
+        functions: list[dict[str, Any]] = []
+        sent_tools: list[str] = []
+        over: list[str] = []
+        for tool in tools:
+            try:
+                defs = registry.function_defs([tool], exclude=planned.hidden_functions)
+            except Exception as exc:  # a broken tool module must not break the turn
+                log.error("cannot describe tool %s: %s", tool, exc)
+                hidden[tool] = [Code.LOAD_FAILED.value]
+                continue
+            if len(functions) + len(defs) > self.opts.max_functions:
+                over.append(tool)
+                continue
+            functions.extend(defs)
+            sent_tools.append(tool)
+        names = [f["function"]["name"] for f in functions]
+        log.info(
+            "round %d run=%s registered=%d visible=%d hidden=%d %s exposed(%s)=%d %s sent=%d functions %s%s",
+            self.round_no,
+            self.run_id,
+            len(registry.tool_names(include_disabled=True)),
+            len(visible),
+            len(hidden),
+            {t: c for t, c in hidden.items()},
+            chosen.tier,
+            len(tools),
+            {t: chosen.reasons.get(t, chosen.tier) for t in tools},
+            len(names),
+            names,
+            f" over-limit={over}" if over else "",
+        )
+        self.emit(
+            ev.RoundStarted,
+            round=self.round_no,
+            tools=sent_tools,
+            functions=names,
+            hidden=hidden,
+            tier=chosen.tier,
+            intents=list(chosen.intents),
+        )
+        return _Round(self.round_no, sent_tools, functions, names)
+
+    # --- tool calls ---------------------------------------------------------------------------------
+    async def _run_calls(self, calls: list[AssembledCall], rnd: _Round, exposure: TurnExposure) -> str:
+        """Run the round's calls; returns the function that tripped the loop guard ('' if none)."""
+        registry = self.loop.registry
+        tripped = ""
+        jobs = []
+        for c in calls:
+            ref = registry.resolve(c.name)
+            self.emit(
+                ev.ToolCallRequested,
+                call_id=c.id,
+                function=c.name,
+                tool=ref.tool if ref else "",
+                action=ref.action if ref else "",
+                arguments=c.arguments,
+            )
+            if self.guard.trips(c.name, c.arguments):
+                tripped = tripped or c.name
+                text = (
+                    f"Not run: {c.name} was called with the same arguments {self.opts.loop_guard_repeats} times "
+                    "in this turn, so the turn was stopped."
+                )
+                jobs.append(self._finish_unrun(c, ToolResult.fail(text, status=ToolStatus.CANCELLED)))
+            elif ref is not None and ref.tool in self.breaker.open:
+                result = ToolResult.fail(self.breaker.message(c.name, ref.tool))
+                jobs.append(self._finish_unrun(c, result))
+            else:
+                jobs.append(self._call(c, rnd, exposure))
+        outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return tripped
+
+    async def _call(self, c: AssembledCall, rnd: _Round, exposure: TurnExposure) -> None:
+        loop = self.loop
+        env = loop.tool_env
+        ctx = ToolContext(
+            session_id=self.session_id,
+            run_id=self.run_id,
+            call_id=c.id,
+            origin=self.origin,
+            outputs_dir=env.outputs_dir,
+            data_dir=env.data_dir,
+            progress_callback=lambda fraction, message: self.emit(
+                ev.ToolCallProgress, call_id=c.id, fraction=fraction, message=message
+            ),
+            approval=self.gate,
+            allowed_roots=list(env.allowed_roots),
+            trace_id=f"{self.run_id}-{c.id}"[:64],
+        )
+        denied_seen = False
+
+        def observe(stage: StageEvent) -> None:
+            nonlocal denied_seen
+            if stage.stage is Stage.AWAITING_APPROVAL:
+                self.emit(
+                    ev.ToolCallAwaitingApproval,
+                    call_id=c.id,
+                    function=c.name,
+                    risk=stage.risk.value if stage.risk else "",
+                    arguments=dict(stage.arguments or {}),
+                )
+            elif stage.stage is Stage.APPROVED and stage.approval is not None:
+                self.emit(ev.ToolCallApproved, call_id=c.id, decided_by=stage.approval.decided_by)
+            elif stage.stage is Stage.DENIED and stage.approval is not None:
+                denied_seen = True
+                self.emit(
+                    ev.ToolCallDenied, call_id=c.id, decided_by=stage.approval.decided_by, reason=stage.approval.note
+                )
+            elif stage.stage is Stage.STARTED and stage.ref is not None:
+                self.emit(
+                    ev.ToolCallStarted,
+                    call_id=c.id,
+                    function=c.name,
+                    tool=stage.ref.tool,
+                    action=stage.ref.action,
+                    arguments=dict(stage.arguments or {}),
+                )
+
+        result = await loop.dispatcher.dispatch(
+            ToolCall(c.id, c.name, c.arguments), ctx, callable_functions=rnd.names, observer=observe
+        )
+        ref = loop.registry.resolve(c.name)
+        if result.status is ToolStatus.DENIED and not denied_seen:  # refused without asking anyone
+            by_policy = result.output.startswith("The approval policy") or "not available right now" in result.output
+            reason = result.error or ""
+            self.emit(ev.ToolCallDenied, call_id=c.id, decided_by="policy" if by_policy else "hook", reason=reason)
+        if ref is not None:
+            exposure.note_result(ref.tool, ref.action, result)
+            if self.breaker.record(ref.tool, result):
+                log.warning("circuit open for %s in run %s", ref.tool, self.run_id)
+        await self._store_result(c, result)
+
+    async def _finish_unrun(self, c: AssembledCall, result: ToolResult) -> None:
+        await self._store_result(c, result)
+
+    async def _store_result(self, c: AssembledCall, result: ToolResult) -> None:
+        ref = self.loop.registry.resolve(c.name)
+        text, truncated = self.budget.take(redact(result.for_model()))
+        truncated = truncated or result.truncated
+        self.open_calls.pop(c.id, None)
+        self.messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
+        await self.durable(
+            self.loop.history.add_tool_result(
+                self.session_id,
+                self.run_id,
+                self.round_no,
+                call_id=c.id,
+                function=c.name,
+                tool=ref.tool if ref else "",
+                action=ref.action if ref else "",
+                arguments=c.arguments,
+                status=result.status.value,
+                output=text,
+                error=result.error or "",
+                files=result.files,
+                duration_ms=result.duration_ms,
+                truncated=truncated,
+            )
+        )
+        self.emit(
+            ev.ToolCallFinished,
+            call_id=c.id,
+            function=c.name,
+            tool=ref.tool if ref else "",
+            action=ref.action if ref else "",
+            status=result.status.value,
+            output=text,
+            duration_ms=result.duration_ms,
+            files=list(result.files),
+            error=redact(result.error or ""),
+            truncated=truncated,
+        )
+
+    # --- failure paths --------------------------------------------------------------------------------
+    async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
+        partial = "".join(self.partial) or exc.partial
+        if partial:
+            await self.durable(
+                self.loop.history.add_assistant(
+                    self.session_id, self.run_id, self.round_no, partial, [], status="partial"
+                )
+            )
+        self.emit(ev.ErrorOccurred, message=exc.message, kind=exc.kind, retryable=exc.retryable)
+        return self._done("error", text=partial, message=exc.message)
+
+    async def _close_open_calls(self, text: str, status: ToolStatus = ToolStatus.ERROR) -> None:
+        """Give every stored call without a result one, so the history stays a valid conversation."""
+        for c in list(self.open_calls.values()):
+            await self._store_result(c, ToolResult.fail(text, status=status))
+
+    async def _after_cancel(self) -> None:
+        """Stop: record what happened. Runs while the task is being cancelled, so it must not block long."""
+        if self.writes:
+            await asyncio.gather(*list(self.writes), return_exceptions=True)
+        partial = "".join(self.partial)
+        if partial:
+            await self.loop.history.add_assistant(
+                self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
+            )
+        await self._close_open_calls("The user stopped this call before it finished.", ToolStatus.CANCELLED)
+        if self.writes:
+            await asyncio.gather(*list(self.writes), return_exceptions=True)
+        message = "Stopped by the user."
+        await self.loop.history.finish_turn(self.run_id, "cancelled", self.round_no, message)
+        self.emit_done(self._done("cancelled", text=partial, message=message))

@@ -1,0 +1,412 @@
+"""The agent runtime: everything below the front end, composed once and shared by ``weclaw chat`` and the GUI.
+
+:meth:`AgentRuntime.create` builds, from :class:`Settings` and the :class:`SecretStore`:
+
+- the :class:`ToolRegistry` (tools.json + ``settings.tools.config`` overrides), with the ``history``
+  bridge (for the chat_history tool) and the ``tool_index`` bridge (for tool_search) injected;
+- the :class:`Dispatcher` with the SQLite audit sink, the Policy and ApprovalPolicy from settings, and
+  :attr:`AgentRuntime.hooks` (public: plugins and the MCP bridge add before/after hooks there);
+- the exposer (``intent.factory.make_exposer``), the :class:`HistoryStore`, the :class:`Provider`;
+- the :class:`AgentLoop` that runs turns.
+
+Front ends use only this API (UI-agnostic, no Qt)::
+
+    rt = AgentRuntime.create(settings)                 # or create(..., origin=Origin.CLI, gate=...)
+    s = await rt.create_session()
+    handle = rt.start_turn(s.id, "你好", on_event=print)  # returns at once; the turn runs as a Task
+    async for event in handle.events(): ...            # or just the callback
+    handle.cancel()                                     # Stop
+    done = await handle.wait()                          # the TurnDone, also after Stop
+    await rt.list_sessions(); await rt.rename_session(s.id, "x"); await rt.search("发票")
+    await rt.load_messages(s.id)                        # for display
+    rt.apply_settings(new_settings)                     # provider/policy/approvals/tool config changed
+    rt.set_api_key("sk-..."); await rt.list_models(); await rt.check_endpoint()   # settings dialog
+    rt.gate = my_gate; rt.hooks.add_before(...); rt.registry.inject({"clipboard": ...})
+    await rt.close()
+
+One turn per session at a time (:class:`TurnInProgress` otherwise); different sessions may run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.audit_sink import SqliteAudit
+from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, StoredMessage, StoredToolCall
+from weclaw_desktop.agent.logs import setup_logging
+from weclaw_desktop.agent.loop import AgentLoop, LoopOptions, ToolEnv
+from weclaw_desktop.agent.provider import Provider, ProviderConfig
+from weclaw_desktop.intent.factory import make_exposer, make_tool_index
+from weclaw_desktop.paths import AppPaths, app_paths
+from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
+from weclaw_desktop.settings import Settings
+from weclaw_desktop.storage.db import Database
+from weclaw_desktop.toolkit.approval import ApprovalGate
+from weclaw_desktop.toolkit.availability import AvailabilityContext
+from weclaw_desktop.toolkit.base import Origin
+from weclaw_desktop.toolkit.dispatcher import Dispatcher
+from weclaw_desktop.toolkit.hooks import Hooks
+from weclaw_desktop.toolkit.registry import ToolRegistry
+
+log = logging.getLogger("weclaw.runtime")
+
+EventCallback = Callable[[ev.Event], None]
+_END = object()
+
+
+class TurnInProgress(RuntimeError):
+    """A turn is already running in this session; wait for it or stop it first."""
+
+
+@dataclass
+class TurnHandle:
+    """A running turn: its task, its events, and Stop."""
+
+    run_id: str
+    session_id: str
+    task: asyncio.Task[ev.TurnDone] = field(init=False)
+    done_event: ev.TurnDone | None = None
+    _queue: asyncio.Queue[Any] = field(default_factory=asyncio.Queue)
+    _callbacks: list[EventCallback] = field(default_factory=list)
+
+    def _deliver(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TurnDone):
+            self.done_event = event
+        for callback in list(self._callbacks):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("turn event callback failed")
+        self._queue.put_nowait(event)
+        if isinstance(event, ev.TurnDone):
+            self._queue.put_nowait(_END)
+
+    async def events(self) -> AsyncIterator[ev.Event]:
+        """Every event of the turn, ending after TurnDone. Iterate once."""
+        while True:
+            item = await self._queue.get()
+            if item is _END:
+                return
+            yield item
+
+    def cancel(self) -> bool:
+        """Stop the turn (closes the stream, cancels running tools). False if it already ended."""
+        return self.task.cancel()
+
+    @property
+    def running(self) -> bool:
+        return not self.task.done()
+
+    async def wait(self) -> ev.TurnDone:
+        """The TurnDone of the turn, also when it was stopped or failed unexpectedly."""
+        await asyncio.wait({self.task})
+        if self.done_event is not None:
+            return self.done_event
+        if self.task.cancelled():
+            return ev.TurnDone(
+                run_id=self.run_id, session_id=self.session_id, reason="cancelled", message="Stopped by the user."
+            )
+        exc = self.task.exception()
+        message = f"Internal error: {type(exc).__name__}: {exc}" if exc else "The turn ended without an answer."
+        return ev.TurnDone(run_id=self.run_id, session_id=self.session_id, reason="error", message=message)
+
+
+class AgentRuntime:
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        paths: AppPaths,
+        secrets: SecretStore,
+        db: Database,
+        registry: ToolRegistry,
+        dispatcher: Dispatcher,
+        history: HistoryStore,
+        audit: SqliteAudit,
+        loop: AgentLoop,
+        hooks: Hooks,
+        origin: Origin,
+        env_keys: Mapping[str, str],
+        api_key_override: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.paths = paths
+        self.secrets = secrets
+        self.db = db
+        self.registry = registry
+        self.dispatcher = dispatcher
+        self.history = history
+        self.audit = audit
+        self.loop = loop
+        self.hooks = hooks
+        self.origin = origin
+        self._env_keys = dict(env_keys)
+        self._api_key_override = api_key_override
+        self._turns: dict[str, TurnHandle] = {}  # session id -> running turn
+        self._retired: list[Provider] = []  # replaced by apply_settings; closed in close()
+
+    # --- construction ---------------------------------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        settings: Settings | None = None,
+        *,
+        paths: AppPaths | None = None,
+        secrets: SecretStore | None = None,
+        registry: ToolRegistry | None = None,
+        tools_json: str | Path | None = None,
+        origin: Origin = Origin.GUI,
+        gate: ApprovalGate | None = None,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        bridges: Mapping[str, Any] | None = None,
+        logs: bool = True,
+    ) -> AgentRuntime:
+        """Compose the runtime. ``api_key`` overrides keyring and environment (tests, ``--api-key-env``)."""
+        paths = (paths or app_paths()).ensure()
+        settings = settings or Settings.load(paths)
+        secrets = secrets or SecretStore()
+        if logs:
+            setup_logging(paths.logs)
+        env_keys = take_env_secrets((api_key_env,) if api_key_env else ())
+        if api_key_env and api_key is None:
+            api_key = env_keys.get(api_key_env)
+        if registry is None:
+            registry = ToolRegistry.from_path(tools_json, config_overrides=settings.tools.config)
+        db = Database.open(paths.database)
+        history = HistoryStore(db)
+        audit = SqliteAudit(db)
+        hooks = Hooks()
+        dispatcher = Dispatcher(
+            registry,
+            policy=settings.tools.policy,
+            approval_policy=settings.agent.approvals,
+            hooks=hooks,
+            audit=audit,
+            availability=lambda: AvailabilityContext(has_secret=secrets.has),
+            gate=gate,
+        )
+        injected: dict[str, Any] = {"history": history}
+        index = make_tool_index(registry)
+        if index is not None:
+            injected["tool_index"] = index
+        injected.update(bridges or {})
+        registry.inject(injected)
+        loop = AgentLoop(
+            provider=Provider(ProviderConfig(base_url="", model="")),
+            dispatcher=dispatcher,
+            exposer=make_exposer(registry, settings.agent.exposure),
+            history=history,
+            tool_env=_tool_env(settings, paths),
+            options=_options(settings),
+        )
+        runtime = cls(
+            settings=settings,
+            paths=paths,
+            secrets=secrets,
+            db=db,
+            registry=registry,
+            dispatcher=dispatcher,
+            history=history,
+            audit=audit,
+            loop=loop,
+            hooks=hooks,
+            origin=origin,
+            env_keys=env_keys,
+            api_key_override=api_key,
+        )
+        loop.provider = Provider(runtime.provider_config())
+        return runtime
+
+    def provider_config(self) -> ProviderConfig:
+        p = self.settings.provider
+        return ProviderConfig(
+            base_url=p.base_url,
+            model=p.model,
+            api_key=self.api_key(),
+            timeout_s=p.timeout_s,
+            max_retries=p.max_retries,
+            preset=p.preset,
+        )
+
+    def api_key(self) -> str | None:
+        """The key: an explicit override, then the keyring, then WECLAW_API_KEY / OPENAI_API_KEY."""
+        if self._api_key_override:
+            return self._api_key_override
+        stored = self.secrets.get(self.settings.provider.api_key_name)
+        if stored:
+            return stored
+        for name in API_KEY_ENV:
+            if self._env_keys.get(name):
+                return self._env_keys[name]
+        return None
+
+    def set_api_key(self, key: str) -> bool:
+        """Store the provider key (keyring) and use it from now on; False = kept for this run only."""
+        persistent = self.secrets.set(self.settings.provider.api_key_name, key)
+        self._api_key_override = None if persistent else key
+        self.apply_settings(self.settings)
+        return persistent
+
+    async def list_models(self, config: ProviderConfig | None = None) -> list[str]:
+        """Models of ``config``'s endpoint (default: the current one). Raises ProviderError."""
+        provider = Provider(config or self.provider_config())
+        try:
+            return await provider.list_models()
+        finally:
+            await provider.close()
+
+    async def check_endpoint(self, config: ProviderConfig | None = None) -> str:
+        """Whether the endpoint answers and accepts the key (one line), or ProviderError."""
+        provider = Provider(config or self.provider_config())
+        try:
+            return await provider.check()
+        finally:
+            await provider.close()
+
+    @property
+    def gate(self) -> ApprovalGate | None:
+        return self.dispatcher.gate
+
+    @gate.setter
+    def gate(self, value: ApprovalGate | None) -> None:
+        """The approval gate for turns started without their own (the GUI sets its dialog here)."""
+        self.dispatcher.gate = value
+
+    @property
+    def provider(self) -> Provider:
+        return self.loop.provider
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use new settings from now on (running turns keep the provider they started with)."""
+        old = self.loop.provider
+        self.settings = settings
+        self.dispatcher.policy = settings.tools.policy
+        self.dispatcher.approval_policy = settings.agent.approvals
+        for tool, values in settings.tools.config.items():
+            if self.registry.effective_config(tool) != {**self.registry.spec(tool).config, **values}:
+                self.registry.set_config_overrides(tool, values)
+        self.loop.exposer = make_exposer(self.registry, settings.agent.exposure)
+        self.loop.options = _options(settings)
+        self.loop.tool_env = _tool_env(settings, self.paths)
+        self.loop.provider = Provider(self.provider_config())
+        self._retired.append(old)
+
+    # --- turns ------------------------------------------------------------------------------------------
+    def start_turn(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        on_event: EventCallback | None = None,
+        gate: ApprovalGate | None = None,
+        origin: Origin | None = None,
+    ) -> TurnHandle:
+        """Start a turn as an asyncio Task and return at once. Must be called on the event loop."""
+        running = self._turns.get(session_id)
+        if running is not None and running.running:
+            raise TurnInProgress("A reply is still being written in this conversation; stop it or wait.")
+        handle = TurnHandle(run_id=uuid.uuid4().hex[:12], session_id=session_id)
+        if on_event is not None:
+            handle._callbacks.append(on_event)
+        coro = self.loop.run_turn(
+            session_id,
+            text,
+            emit=handle._deliver,
+            run_id=handle.run_id,
+            origin=origin or self.origin,
+            gate=gate,
+        )
+        handle.task = asyncio.get_running_loop().create_task(coro, name=f"turn-{handle.run_id}")
+        self._turns[session_id] = handle
+        handle.task.add_done_callback(lambda _t: self._turn_ended(handle))
+        return handle
+
+    def _turn_ended(self, handle: TurnHandle) -> None:
+        if self._turns.get(handle.session_id) is handle:
+            del self._turns[handle.session_id]
+        if handle.done_event is None:  # ended without TurnDone (a bug or an early failure)
+            task = handle.task
+            if not task.cancelled() and task.exception() is not None:
+                log.error("turn %s ended with %r", handle.run_id, task.exception())
+            handle._queue.put_nowait(_END)
+
+    def running_turn(self, session_id: str) -> TurnHandle | None:
+        return self._turns.get(session_id)
+
+    def cancel(self, session_id: str) -> bool:
+        """Stop the running turn of a session; False when none runs."""
+        handle = self._turns.get(session_id)
+        return handle.cancel() if handle is not None else False
+
+    # --- sessions -----------------------------------------------------------------------------------------
+    async def create_session(self, title: str = "") -> SessionInfo:
+        return await self.history.create_session(title, model=self.settings.provider.model, origin=self.origin.value)
+
+    async def list_sessions(self, limit: int = 200) -> list[SessionInfo]:
+        return await self.history.list_sessions(limit)
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        return await self.history.get_session(session_id)
+
+    async def rename_session(self, session_id: str, title: str) -> bool:
+        return await self.history.rename_session(session_id, title)
+
+    async def delete_session(self, session_id: str) -> bool:
+        """Delete a conversation (its running turn is stopped first); its audit rows are kept."""
+        handle = self._turns.get(session_id)
+        if handle is not None:
+            handle.cancel()
+            await handle.wait()
+        return await self.history.delete_session(session_id)
+
+    async def search(self, query: str, limit: int = 20) -> list[SearchHit]:
+        return await self.history.search(query, limit)
+
+    async def load_messages(self, session_id: str) -> list[StoredMessage]:
+        """The stored messages of a session in order (user, assistant, tool), for display."""
+        return await self.history.messages(session_id)
+
+    async def tool_calls(self, session_id: str) -> list[StoredToolCall]:
+        return await self.history.tool_calls(session_id)
+
+    async def recover(self) -> int:
+        """Mark turns left running by a process that died as interrupted (call once at start-up)."""
+        return await self.history.mark_abandoned_turns()
+
+    async def close(self) -> None:
+        for handle in list(self._turns.values()):
+            handle.cancel()
+            await handle.wait()
+        for provider in [*self._retired, self.loop.provider]:
+            await provider.close()
+        self._retired.clear()
+        self.db.close()
+
+
+def _options(settings: Settings) -> LoopOptions:
+    a = settings.agent
+    return LoopOptions(
+        max_rounds=a.max_rounds,
+        result_cap=a.result_cap_chars,
+        turn_result_budget=a.turn_result_budget_chars,
+        loop_guard_repeats=a.loop_guard_repeats,
+        circuit_failures=a.circuit_breaker_failures,
+        language=settings.ui.language,
+    )
+
+
+def _tool_env(settings: Settings, paths: AppPaths) -> ToolEnv:
+    outputs = settings.outputs_dir(paths)
+    with contextlib.suppress(OSError):
+        outputs.mkdir(parents=True, exist_ok=True)
+    roots = [Path(r).expanduser() for r in settings.tools.allowed_roots]
+    return ToolEnv(outputs_dir=outputs, data_dir=paths.data, allowed_roots=roots)

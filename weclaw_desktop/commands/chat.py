@@ -1,0 +1,227 @@
+"""``weclaw chat``: talk to the agent from the terminal (one message, or an interactive prompt).
+
+The answer streams to stdout with a line per tool call; ``--json`` prints every event as a JSON line
+instead. The exit code is 0 when the turn completed, otherwise non-zero with a one-line reason on
+stderr: 1 error, 2 bad usage or setup, 3 stopped by a limit (max rounds, loop guard), 130 stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from typing import Any, TextIO
+
+from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.terminal import LineReader, TerminalGate
+from weclaw_desktop.toolkit.approval import ApprovalGate, AutoApprove, AutoDeny
+from weclaw_desktop.toolkit.base import Origin
+
+EXIT = {"completed": 0, "error": 1, "max_rounds": 3, "loop_guard": 3, "budget": 3, "cancelled": 130}
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("chat", help="chat with the assistant in the terminal")
+    p.add_argument("message", nargs="?", help="the message; without it, an interactive prompt starts")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--session", metavar="ID", help="continue this conversation")
+    group.add_argument("--new", action="store_true", help="start a new conversation (default: continue the latest)")
+    p.add_argument("--json", action="store_true", help="print events as JSON lines")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1")
+    p.add_argument("--model", help="model name")
+    p.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
+    approval = p.add_mutually_exclusive_group()
+    approval.add_argument("--yes", action="store_true", help="approve every tool call without asking")
+    approval.add_argument("--deny-risky", action="store_true", help="deny medium and high risk calls, never ask")
+    p.add_argument("--max-rounds", type=int, metavar="N", help="model rounds per message (default 12)")
+    p.add_argument("--exposure", choices=["progressive", "all"], help="which tools the model sees")
+    p.add_argument("--tools", metavar="PATH", help="tools.json to use (default: the bundled one)")
+    p.add_argument("--data-dir", dest="chat_data_dir", default=argparse.SUPPRESS, help="same as WECLAW_HOME")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    data_dir = getattr(args, "chat_data_dir", None)
+    if data_dir:
+        os.environ["WECLAW_HOME"] = os.path.abspath(data_dir)
+    if args.max_rounds is not None and not 1 <= args.max_rounds <= 100:
+        return _fail("--max-rounds must be between 1 and 100", 2)
+    return asyncio.run(_main(args))
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from weclaw_desktop.agent.runtime import AgentRuntime
+    from weclaw_desktop.paths import app_paths
+    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.toolkit.manifest import ManifestError
+
+    paths = app_paths().ensure()
+    settings = Settings.load(paths)
+    if args.base_url:
+        settings.provider.base_url = args.base_url
+        settings.provider.preset = ""
+    if args.model:
+        settings.provider.model = args.model
+    if args.max_rounds is not None:
+        settings.agent.max_rounds = args.max_rounds
+    if args.exposure:
+        settings.agent.exposure = args.exposure
+    if args.deny_risky:
+        settings.agent.approvals.rules["cli"] = {"low": "allow", "medium": "deny", "high": "deny"}
+    if args.api_key_env and not os.environ.get(args.api_key_env):
+        return _fail(f"the environment variable {args.api_key_env} is not set", 2)
+    if not settings.provider.configured:
+        return _fail("no model endpoint is set up: pass --base-url and --model, or configure them in the app", 2)
+
+    reader = LineReader()
+    gate: ApprovalGate = AutoApprove() if args.yes else AutoDeny() if args.deny_risky else TerminalGate(reader)
+    try:
+        rt = AgentRuntime.create(
+            settings, paths=paths, tools_json=args.tools, origin=Origin.CLI, gate=gate, api_key_env=args.api_key_env
+        )
+    except ManifestError as exc:
+        return _fail(str(exc).splitlines()[0] + " (run `weclaw validate`)", 2)
+    try:
+        await rt.recover()
+        session_id = await _session(rt, args)
+        if session_id is None:
+            return _fail(f"no conversation with id {args.session} (list them in the app)", 2)
+        printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout)
+        if not args.json:
+            print(f"[session {session_id}]", file=sys.stderr)
+        if args.message is not None:
+            if not args.message.strip():
+                return _fail("the message is empty", 2)
+            done = await _turn(rt, session_id, args.message, printer)
+            return _report(done, args.json)
+        return await _interactive(rt, session_id, printer, reader, args.json)
+    finally:
+        await rt.close()
+
+
+async def _session(rt: Any, args: argparse.Namespace) -> str | None:
+    if args.session:
+        found = await rt.get_session(args.session)
+        return found.id if found else None
+    if not args.new:
+        latest = await rt.history.latest_session()
+        if latest is not None:
+            return str(latest.id)
+    return str((await rt.create_session()).id)
+
+
+async def _turn(rt: Any, session_id: str, text: str, printer: Printer) -> ev.TurnDone:
+    handle = rt.start_turn(session_id, text, on_event=printer.event)
+    loop = asyncio.get_running_loop()
+    installed = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows: no signal handlers
+        loop.add_signal_handler(signal.SIGINT, handle.cancel)
+        loop.add_signal_handler(signal.SIGTERM, handle.cancel)
+        installed = True
+    try:
+        done: ev.TurnDone = await handle.wait()
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGINT)
+            loop.remove_signal_handler(signal.SIGTERM)
+    printer.finish()
+    return done
+
+
+def _report(done: ev.TurnDone, as_json: bool) -> int:
+    code = EXIT.get(done.reason, 1)
+    if code and not as_json:
+        print(f"error: {done.message or done.reason}", file=sys.stderr)
+    elif code and as_json:
+        print(done.message or done.reason, file=sys.stderr)
+    return code
+
+
+async def _interactive(rt: Any, session_id: str, printer: Printer, reader: LineReader, as_json: bool) -> int:
+    if not as_json:
+        print("Type a message; /new starts a new conversation, /quit or Ctrl-D leaves.", file=sys.stderr)
+    while True:
+        line = await reader.readline("you> ")
+        if line is None or line.strip() in ("/quit", "/exit"):
+            return 0
+        if not line.strip():
+            continue
+        if line.strip() == "/new":
+            session_id = (await rt.create_session()).id
+            print(f"[session {session_id}]", file=sys.stderr)
+            continue
+        done = await _turn(rt, session_id, line, printer)
+        if done.reason != "completed":
+            _report(done, as_json)
+
+
+class Printer:
+    def event(self, event: ev.Event) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        return None
+
+
+class JsonPrinter(Printer):
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def event(self, event: ev.Event) -> None:
+        self.out.write(event.to_json() + "\n")
+        self.out.flush()
+
+
+class TextPrinter(Printer):
+    """The answer as it streams, and one line per tool call."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.at_line_start = True
+
+    def _line(self, text: str) -> None:
+        if not self.at_line_start:
+            self.out.write("\n")
+        self.out.write(text + "\n")
+        self.at_line_start = True
+        self.out.flush()
+
+    def event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TextDelta):
+            self.out.write(event.text)
+            self.out.flush()
+            self.at_line_start = event.text.endswith("\n")
+        elif isinstance(event, ev.ToolCallStarted):
+            self._line(f"  → {event.function} {_args(event.arguments)}")
+        elif isinstance(event, ev.ToolCallAwaitingApproval):
+            self._line(f"  ? {event.function} needs approval ({event.risk} risk)")
+        elif isinstance(event, ev.ToolCallDenied):
+            self._line(f"  ✗ denied by {event.decided_by}{': ' + event.reason if event.reason else ''}")
+        elif isinstance(event, ev.ToolCallFinished):
+            mark = "✓" if event.status == "success" else "✗"
+            first = (event.output.strip().splitlines() or [""])[0]
+            self._line(f"  {mark} {event.function} {event.status} {event.duration_ms:.0f} ms  {first[:100]}")
+            for path in event.files:
+                self._line(f"    file: {path}")
+        elif isinstance(event, ev.ErrorOccurred):
+            self._line(f"  ! {event.message}")
+
+    def finish(self) -> None:
+        if not self.at_line_start:
+            self.out.write("\n")
+            self.at_line_start = True
+        self.out.flush()
+
+
+def _args(arguments: dict[str, Any]) -> str:
+    text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= 120 else text[:119] + "…"

@@ -1,0 +1,142 @@
+"""``weclaw doctor``: is this machine ready? Keyring, Qt, data dir, tools, and the model endpoint."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass
+class Check:
+    name: str
+    level: str  # ok | warn | fail
+    detail: str
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("doctor", help="check keyring, Qt, data dir and the model endpoint")
+    p.add_argument("--base-url", help="check this endpoint instead of the configured one")
+    p.add_argument("--model", help="model name to look for")
+    p.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
+    p.add_argument("--no-qt", action="store_true", help="skip the Qt start-up check")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    checks = asyncio.run(_checks(args))
+    if args.json:
+        print(json.dumps([asdict(c) for c in checks], ensure_ascii=False, indent=1))
+    else:
+        marks = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
+        for c in checks:
+            print(f"{marks[c.level]}  {c.name:<10} {c.detail}")
+    return 1 if any(c.level == "fail" for c in checks) else 0
+
+
+async def _checks(args: argparse.Namespace) -> list[Check]:
+    from weclaw_desktop import __version__
+    from weclaw_desktop.paths import app_paths
+    from weclaw_desktop.secrets import take_env_secrets
+    from weclaw_desktop.settings import Settings
+
+    # keys leave os.environ before any child process (the Qt check) starts
+    env_keys = take_env_secrets((args.api_key_env,) if args.api_key_env else ())
+    out = [Check("version", "ok", f"weclaw {__version__}, Python {sys.version.split()[0]} on {sys.platform}")]
+    paths = app_paths()
+    out.append(_data_dir(paths.data))
+    settings = Settings.load(paths)
+    out.append(_keyring(settings.provider.api_key_name))
+    if not args.no_qt:
+        out.append(await asyncio.to_thread(_qt))
+    out.append(_tools())
+    out.append(await _endpoint(args, settings, env_keys))
+    return out
+
+
+def _data_dir(path: Any) -> Check:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return Check("data dir", "fail", f"{path} is not writable: {exc.strerror or exc}")
+    return Check("data dir", "ok", str(path))
+
+
+def _keyring(key_name: str) -> Check:
+    from weclaw_desktop.secrets import SecretStore, backend_name
+
+    store = SecretStore()
+    has = store.has(key_name)
+    if not store.persistent:
+        return Check(
+            "keyring",
+            "warn",
+            f"no usable keyring ({store.last_error}); keys are kept for one session only. "
+            "Use WECLAW_API_KEY, or install and unlock a Secret Service (e.g. gnome-keyring).",
+        )
+    return Check("keyring", "ok", f"{backend_name()}; API key {'stored' if has else 'not stored'}")
+
+
+def _qt() -> Check:
+    if getattr(sys, "frozen", False):
+        return Check("qt", "ok", "bundled (checked by --self-test)")
+    code = "from PySide6.QtWidgets import QApplication; a = QApplication([]); print(a.platformName())"
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Check("qt", "fail", f"Qt did not start: {exc}")
+    if proc.returncode == 0:
+        return Check("qt", "ok", f"Qt starts (platform {proc.stdout.strip() or '?'})")
+    lines = [line for line in (proc.stderr or "").splitlines() if line.strip()]
+    hint = " No display? Try QT_QPA_PLATFORM=offscreen or xvfb-run." if sys.platform.startswith("linux") else ""
+    return Check("qt", "fail", f"Qt cannot start: {(lines or ['exit ' + str(proc.returncode)])[-1][:200]}.{hint}")
+
+
+def _tools() -> Check:
+    from weclaw_desktop.commands.common import manifest_or_exit
+    from weclaw_desktop.toolkit.planner import plan
+    from weclaw_desktop.toolkit.policy import Policy
+    from weclaw_desktop.toolkit.registry import ToolRegistry
+
+    try:
+        registry = ToolRegistry(manifest_or_exit(None))
+        result = plan(registry, Policy())
+    except (SystemExit, Exception) as exc:
+        return Check("tools", "fail", f"tools.json cannot be used: {exc}. Run `weclaw validate`.")
+    return Check("tools", "ok", f"{len(result.visible)} available, {len(result.hidden)} hidden (see `weclaw tools`)")
+
+
+async def _endpoint(args: argparse.Namespace, settings: Any, env_keys: dict[str, str]) -> Check:
+    from weclaw_desktop.agent.provider import Provider, ProviderConfig, ProviderError
+    from weclaw_desktop.secrets import API_KEY_ENV, SecretStore
+
+    p = settings.provider
+    base_url = args.base_url or p.base_url
+    if not base_url:
+        return Check("endpoint", "warn", "no model endpoint set up yet (Settings, or --base-url)")
+    key = env_keys.get(args.api_key_env) if args.api_key_env else None
+    key = key or SecretStore().get(p.api_key_name) or next((env_keys[e] for e in API_KEY_ENV if e in env_keys), None)
+    config = ProviderConfig(
+        base_url=base_url,
+        model=args.model or p.model,
+        api_key=key,
+        timeout_s=min(p.timeout_s, 20.0),
+        max_retries=0,
+        preset="" if args.base_url else p.preset,
+    )
+    provider = Provider(config)
+    try:
+        detail = await provider.check()
+    except ProviderError as exc:
+        return Check("endpoint", "fail", f"{base_url}: {exc.message}")
+    finally:
+        await provider.close()
+    return Check("endpoint", "ok", f"{base_url} answers and accepts the key: {detail}")

@@ -1,0 +1,257 @@
+"""Progressive exposure: which tools the model sees in each round of a turn.
+
+At the start of a turn the request is routed once (:class:`IntentEngine`). Every round then builds the
+tool list from, in priority order:
+
+1. always-on tools (``tool_search``);
+2. tools ``tool_search`` found earlier in this turn (the model asked for them);
+3. the routed tools (recommended, or recommended + alternative in the expanded tier);
+4. alternatives added after a call failed, timed out or was denied (widening);
+5. tools used in the user's last ``sticky_turns`` turns, for follow-ups ("再发一次", "send it again");
+
+and each tool brings its ``depends_on`` tools right after it. Only tools the planner says are visible
+are kept; at most ``max_tools_per_request`` tools come from routing, widening and stickiness together
+(found tools and dependencies do not count against it), and never more than ``max_functions`` (128)
+functions in one request: a tool that would cross the cap is left out and listed in ``dropped``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from weclaw_desktop.intent.api import RoundExposure
+from weclaw_desktop.intent.engine import EXPANDED, IntentEngine, Route
+from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
+from weclaw_desktop.toolkit.registry import ToolRegistry
+
+TOOL_SEARCH = "tool_search"
+WIDEN_ON = frozenset({ToolStatus.ERROR, ToolStatus.TIMEOUT, ToolStatus.DENIED})
+
+FOUND = "found by tool_search"
+STICKY = "used in a recent turn"
+ALWAYS = "always on"
+
+
+class _Capper:
+    """Adds tools in priority order while the function count stays within the cap."""
+
+    def __init__(self, registry: ToolRegistry, visible: Sequence[str], max_functions: int) -> None:
+        self.registry = registry
+        self.visible = set(visible)
+        self.max_functions = max_functions
+        self.tools: list[str] = []
+        self.reasons: dict[str, str] = {}
+        self.dropped: dict[str, str] = {}
+        self.functions = 0
+
+    def add(self, tool: str, reason: str) -> bool:
+        if tool in self.reasons or tool in self.dropped:
+            return tool in self.reasons
+        if tool not in self.visible:
+            self.dropped[tool] = f"{reason}, but not available now"
+            return False
+        n = len(self.registry.functions_of(tool))
+        if self.functions + n > self.max_functions:
+            self.dropped[tool] = f"{reason}, but over the {self.max_functions}-function limit"
+            return False
+        self.functions += n
+        self.tools.append(tool)
+        self.reasons[tool] = reason
+        return True
+
+    def add_with_deps(self, tool: str, reason: str) -> bool:
+        added = self.add(tool, reason)
+        if added:
+            for dep in _dependencies(self.registry, tool):
+                self.add(dep, f"needed by {tool}")
+        return added
+
+
+def _dependencies(registry: ToolRegistry, tool: str) -> list[str]:
+    """``depends_on`` of ``tool``, transitively, in declaration order."""
+    out: list[str] = []
+    stack = [tool]
+    while stack:
+        current = stack.pop()
+        try:
+            deps = registry.spec(current).depends_on
+        except KeyError:
+            continue
+        for dep in deps:
+            if dep != tool and dep not in out:
+                out.append(dep)
+                stack.append(dep)
+    return out
+
+
+def always_on(registry: ToolRegistry) -> list[str]:
+    return [t for t in registry.tool_names() if registry.spec(t).always_on]
+
+
+class _AlwaysOn:
+    """``always_on(registry)``, recomputed only after the registry changed."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+        self._tools: list[str] | None = None
+        registry.add_listener(self._reset)
+
+    def _reset(self) -> None:
+        self._tools = None
+
+    def get(self) -> list[str]:
+        if self._tools is None:
+            self._tools = always_on(self.registry)
+        return self._tools
+
+
+class ProgressiveTurn:
+    """One user turn: the route is fixed, the exposure grows with what happens in the turn."""
+
+    def __init__(
+        self, registry: ToolRegistry, engine: IntentEngine, route: Route, sticky: list[str], always: list[str]
+    ) -> None:
+        self.registry = registry
+        self.always = always
+        self.engine = engine
+        self.route = route
+        self.sticky = sticky
+        self.found: list[str] = []
+        self.widened: dict[str, str] = {}
+
+    def for_round(self, visible: Sequence[str]) -> RoundExposure:
+        settings = self.engine.settings
+        cap = _Capper(self.registry, visible, settings.max_functions)
+        for tool in self.always:
+            cap.add_with_deps(tool, ALWAYS)
+        for tool in self.found:
+            cap.add_with_deps(tool, FOUND)
+        budget = settings.max_tools_per_request
+        ranked: list[tuple[str, str]] = [(t, self.route.reasons.get(t, "routed")) for t in self.route.tools]
+        ranked += self._stand_ins(cap.visible)
+        ranked += list(self.widened.items())
+        ranked += [(t, STICKY) for t in self.sticky]
+        for tool, reason in ranked:
+            if budget <= 0:
+                if tool not in cap.reasons:
+                    cap.dropped.setdefault(tool, f"{reason}, but over the {settings.max_tools_per_request}-tool limit")
+                continue
+            if tool in cap.reasons:
+                continue
+            if cap.add_with_deps(tool, reason):
+                budget -= 1
+        tier = self.route.tier
+        if self.widened and tier != EXPANDED:
+            tier = EXPANDED
+        return RoundExposure(
+            tools=cap.tools,
+            tier=tier,
+            intents=[s.name for s in self.route.intents],
+            confidence=round(self.route.confidence, 3),
+            reasons=cap.reasons,
+            dropped=cap.dropped,
+            functions=cap.functions,
+        )
+
+    def _stand_ins(self, visible: set[str]) -> list[tuple[str, str]]:
+        """Alternatives of a routed intent none of whose recommended tools can be offered now (an e-mail
+        account not set up, the phone not connected)."""
+        out: list[tuple[str, str]] = []
+        for s in self.route.intents:
+            intent = self.engine.manifest.intents[s.name]
+            if not any(t in visible for t in intent.recommended):
+                out += [(t, f"alternative in {s.name}: recommended not available now") for t in intent.alternative]
+        return out
+
+    def note_result(self, tool: str, action: str, result: ToolResult) -> None:
+        if tool == TOOL_SEARCH:
+            for name in _found_tools(result.data):
+                if self.registry.has_tool(name) and name not in self.found:
+                    self.found.append(name)
+            return
+        if result.status in WIDEN_ON:
+            for name, intent in self.engine.manifest.intents.items():
+                if tool not in intent.tools:
+                    continue
+                for alt in [*intent.recommended, *intent.alternative]:
+                    if alt != tool and alt not in self.widened and alt not in self.route.tools:
+                        self.widened[alt] = f"alternative in {name} after {tool} {result.status.value}"
+
+
+def _found_tools(data: Any) -> list[str]:
+    if isinstance(data, dict):
+        tools = data.get("tools")
+        if isinstance(tools, list):
+            return [t for t in tools if isinstance(t, str)]
+    return []
+
+
+class ProgressiveExposer:
+    """Exposure mode "progressive" (the default)."""
+
+    def __init__(self, registry: ToolRegistry, engine: IntentEngine | None = None) -> None:
+        self.registry = registry
+        self.engine = engine or IntentEngine(registry.manifest)
+        self._always = _AlwaysOn(registry)
+
+    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> ProgressiveTurn:
+        route = self.engine.route(text, _Enabled(self.registry))
+        always = self._always.get()
+        keep = self.engine.settings.sticky_turns
+        sticky = _flatten(recent_tools[:keep], exclude=set(always))
+        return ProgressiveTurn(self.registry, self.engine, route, sticky, always)
+
+
+class _Enabled:
+    """Membership test "is this an enabled tool of the registry" without building a set per request."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+
+    def __contains__(self, tool: object) -> bool:
+        return isinstance(tool, str) and self.registry.has_tool(tool)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.registry.tool_names())
+
+    def __len__(self) -> int:
+        return len(self.registry.tool_names())
+
+
+def _flatten(turns: Iterable[Sequence[str]], exclude: set[str]) -> list[str]:
+    out: list[str] = []
+    for tools in turns:
+        for tool in tools:
+            if tool not in exclude and tool not in out:
+                out.append(tool)
+    return out
+
+
+class _AllTurn:
+    def __init__(self, registry: ToolRegistry, max_functions: int) -> None:
+        self.registry = registry
+        self.max_functions = max_functions
+
+    def for_round(self, visible: Sequence[str]) -> RoundExposure:
+        cap = _Capper(self.registry, visible, self.max_functions)
+        for tool in always_on(self.registry):
+            cap.add(tool, ALWAYS)
+        for tool in visible:
+            cap.add(tool, "exposure mode all")
+        return RoundExposure(
+            tools=cap.tools, tier="all", reasons=cap.reasons, dropped=cap.dropped, functions=cap.functions
+        )
+
+    def note_result(self, tool: str, action: str, result: ToolResult) -> None:
+        return None
+
+
+class AllExposer:
+    """Exposure mode "all": every visible tool, every round, capped at ``max_functions`` functions."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+
+    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> _AllTurn:
+        return _AllTurn(self.registry, self.registry.manifest.exposure.max_functions)

@@ -1,0 +1,555 @@
+"""Settings > MCP: add, edit, test and remove MCP servers, and see their tools.
+
+A page of the settings dialog: :meth:`McpPage.load` fills it from :class:`Settings`, :meth:`McpPage.apply`
+writes the servers back (raising :class:`McpPageError` when a server is not valid, with nothing
+changed) and puts secret values in the keyring. Secret values are typed into password fields, never
+shown again and never written to the settings file; an empty field keeps the stored value.
+
+"Test" starts the server as it is in the form (not yet applied), lists its tools and stops it; with a
+manager attached (:meth:`McpPage.set_manager`) the page also shows the live state of running servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from weclaw_desktop.mcp.config import SecretKind, secret_key
+from weclaw_desktop.mcp.manager import McpManager
+from weclaw_desktop.mcp.probe import ProbeResult, probe
+from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.settings import McpServerSettings, Settings
+from weclaw_desktop.toolkit.manifest import format_validation_error
+
+STORED = "•••••• (stored in the keyring; type to replace)"
+
+
+class McpPageError(ValueError):
+    """The servers in the page cannot be saved; the message lists every problem."""
+
+
+@dataclass
+class _Entry:
+    """One server as edited: its settings and the secret values typed for it (name -> value)."""
+
+    settings: McpServerSettings
+    original: McpServerSettings | None  # as in the applied settings; None for a new server
+    secrets: dict[tuple[SecretKind, str], str] = field(default_factory=dict)  # (kind, name) -> typed value
+
+    @property
+    def original_name(self) -> str | None:
+        return self.original.name if self.original is not None else None
+
+
+class _TypedSecrets(SecretStore):
+    """The keyring, with the values typed in the form (not applied yet) taking precedence (for Test)."""
+
+    def __init__(self, base: SecretStore, typed: dict[str, str]) -> None:
+        super().__init__(base.service)
+        self._base = base
+        self._typed = typed
+
+    def get(self, name: str) -> str | None:
+        return self._typed.get(name) or self._base.get(name)
+
+
+class McpPage(QWidget):
+    """The MCP page of the settings dialog."""
+
+    changed = Signal()
+    tested = Signal(bool, str)
+
+    def __init__(self, secrets: SecretStore | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.secrets = secrets or SecretStore()
+        self.manager: McpManager | None = None
+        self.test_task: asyncio.Task[ProbeResult] | None = None
+        self._entries: list[_Entry] = []
+        self._removed: list[_Entry] = []
+        self._current = -1
+        self._loading = False
+        self._table_kind: SecretKind = "env"
+        self._unlisten: Callable[[], None] | None = None
+        self._build()
+        self._show_entry(-1)
+
+    # --- layout ---------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.server_list = QListWidget()
+        self.server_list.currentRowChanged.connect(self._select)
+        self.add_button = QPushButton(self.tr("Add"))
+        self.remove_button = QPushButton(self.tr("Remove"))
+        self.add_button.clicked.connect(self.add_server)
+        self.remove_button.clicked.connect(self.remove_server)
+        left = QVBoxLayout()
+        left.addWidget(QLabel(self.tr("MCP servers")))
+        left.addWidget(self.server_list, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        left.addLayout(buttons)
+        left_widget = QWidget()
+        left_widget.setLayout(left)
+
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText(self.tr("letters, digits, _ and - (e.g. github)"))
+        self.enabled_check = QCheckBox(self.tr("Enabled"))
+        self.transport_combo = QComboBox()
+        self.transport_combo.addItem(self.tr("Local program (stdio)"), "stdio")
+        self.transport_combo.addItem(self.tr("Web address (streamable HTTP)"), "http")
+        self.command_edit = QLineEdit()
+        self.command_edit.setPlaceholderText("npx, uvx, python, /path/to/server")
+        self.args_edit = QLineEdit()
+        self.args_edit.setPlaceholderText("-y @modelcontextprotocol/server-filesystem ~/Documents")
+        self.env_edit = QPlainTextEdit()
+        self.env_edit.setPlaceholderText("NAME=value (one per line; put tokens in Secrets below)")
+        self.env_edit.setMaximumHeight(70)
+        self.url_edit = QLineEdit()
+        self.url_edit.setPlaceholderText("https://example.com/mcp")
+        self.headers_edit = QPlainTextEdit()
+        self.headers_edit.setPlaceholderText("Name: value (one per line; put tokens in Secrets below)")
+        self.headers_edit.setMaximumHeight(70)
+        self.secrets_table = QTableWidget(0, 2)
+        self.secrets_table.setHorizontalHeaderLabels([self.tr("Name"), self.tr("Value")])
+        self.secrets_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.secrets_table.verticalHeader().setVisible(False)
+        self.secrets_table.setMaximumHeight(110)
+        self.add_secret_button = QPushButton(self.tr("Add secret"))
+        self.add_secret_button.clicked.connect(lambda: self._add_secret_row("", False))
+        self.trusted_check = QCheckBox(self.tr("Trust this server: run its tools without asking first"))
+        self.keywords_edit = QLineEdit()
+        self.keywords_edit.setPlaceholderText(self.tr("words that bring its tools up, e.g. GitHub, 代码仓库"))
+        self.timeout_spin = QDoubleSpinBox()
+        self.timeout_spin.setRange(1, 3600)
+        self.timeout_spin.setSuffix(" s")
+
+        form = QFormLayout()
+        form.addRow(self.tr("Name"), self.name_edit)
+        form.addRow("", self.enabled_check)
+        form.addRow(self.tr("Connection"), self.transport_combo)
+        form.addRow(self.tr("Command"), self.command_edit)
+        form.addRow(self.tr("Arguments"), self.args_edit)
+        form.addRow(self.tr("Environment"), self.env_edit)
+        form.addRow(self.tr("URL"), self.url_edit)
+        form.addRow(self.tr("Headers"), self.headers_edit)
+        form.addRow(self.tr("Secrets"), self.secrets_table)
+        form.addRow("", self.add_secret_button)
+        form.addRow("", self.trusted_check)
+        form.addRow(self.tr("Keywords"), self.keywords_edit)
+        form.addRow(self.tr("Call timeout"), self.timeout_spin)
+        self._form = form
+
+        self.test_button = QPushButton(self.tr("Test"))
+        self.test_button.clicked.connect(self.start_test)
+        self.reconnect_button = QPushButton(self.tr("Reconnect"))
+        self.reconnect_button.setToolTip(self.tr("Restart the running server now instead of waiting for the retry"))
+        self.reconnect_button.clicked.connect(self.reconnect)
+        self.reconnect_button.setVisible(False)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tools_list = QListWidget()
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.reconnect_button)
+        test_row.addWidget(self.status_label, 1)
+
+        right = QVBoxLayout()
+        right.addLayout(form)
+        right.addLayout(test_row)
+        right.addWidget(QLabel(self.tr("Tools")))
+        right.addWidget(self.tools_list, 1)
+        self.editor = QWidget()
+        self.editor.setLayout(right)
+
+        splitter = QSplitter()
+        splitter.addWidget(left_widget)
+        splitter.addWidget(self.editor)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([200, 600])
+        outer = QVBoxLayout(self)
+        outer.addWidget(splitter)
+
+        for edit in (self.name_edit, self.command_edit, self.args_edit, self.url_edit, self.keywords_edit):
+            edit.textEdited.connect(self._edited)
+        for text in (self.env_edit, self.headers_edit):
+            text.textChanged.connect(self._edited)
+        self.enabled_check.toggled.connect(self._edited)
+        self.trusted_check.toggled.connect(self._edited)
+        self.timeout_spin.valueChanged.connect(self._edited)
+        self.transport_combo.currentIndexChanged.connect(self._transport_changed)
+
+    # --- the dialog's interface -----------------------------------------------------------------
+    def load(self, settings: Settings) -> None:
+        self._entries = [_Entry(s.model_copy(deep=True), s.model_copy(deep=True)) for s in settings.mcp_servers]
+        self._removed = []
+        self._current = -1
+        self._refresh_list()
+        self.server_list.setCurrentRow(0 if self._entries else -1)
+        if not self._entries:
+            self._show_entry(-1)
+
+    def problems(self) -> list[str]:
+        """What keeps the page from being applied (empty: it can be)."""
+        self._store_form()
+        problems: list[str] = []
+        seen: set[str] = set()
+        for entry in self._entries:
+            s = entry.settings
+            label = s.name or self.tr("(unnamed)")
+            if s.name in seen:
+                problems.append(f"{label}: two servers have this name")
+            seen.add(s.name)
+            try:
+                McpServerSettings.model_validate(s.model_dump())
+            except ValidationError as exc:
+                problems += [f"{label}: {p}" for p in format_validation_error(exc)]
+            if s.transport == "stdio" and not s.command.strip():
+                problems.append(f"{label}: enter the command that starts the server")
+            if s.transport == "http" and not s.url.startswith(("http://", "https://")):
+                problems.append(f"{label}: the URL must start with http:// or https://")
+        return problems
+
+    def apply(self, settings: Settings) -> None:
+        """Write the servers into ``settings`` and their secrets into the keyring (all or nothing)."""
+        problems = self.problems()
+        if problems:
+            self.status_label.setText("\n".join(problems))
+            raise McpPageError("; ".join(problems))
+        for entry in self._removed:
+            if entry.original is not None:
+                self._forget_secrets(entry.original.name, entry.original)
+        for entry in self._entries:
+            s = entry.settings
+            if entry.original is not None:
+                self._drop_unlisted_secrets(entry.original, s)
+                if entry.original.name != s.name:
+                    self._move_secrets(entry.original.name, s)
+            for kind, names in (("env", s.secret_env), ("header", s.secret_headers)):
+                for name in names:
+                    value = entry.secrets.get((kind, name), "")  # type: ignore[arg-type]
+                    if value:
+                        self.secrets.set(secret_key(s.name, kind, name), value)  # type: ignore[arg-type]
+            entry.secrets.clear()
+            entry.original = s.model_copy(deep=True)
+        self._removed = []
+        settings.mcp_servers = [e.settings.model_copy(deep=True) for e in self._entries]
+        self._show_entry(self._current)
+
+    def set_manager(self, manager: McpManager | None) -> None:
+        """Show the live state of running servers (the app's manager), updated as it changes."""
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        self.manager = manager
+        self.reconnect_button.setVisible(manager is not None)
+        if manager is not None:
+            self._unlisten = manager.registry.add_listener(self._show_status)
+        self._show_status()
+
+    def reconnect(self) -> None:
+        """Restart the selected server now (the applied settings; apply first after editing)."""
+        if self.manager is None or not 0 <= self._current < len(self._entries):
+            return
+        name = self._entries[self._current].original_name
+        if name is not None:
+            self.manager.restart(name)
+
+    def servers(self) -> list[McpServerSettings]:
+        """The servers as edited (not applied)."""
+        self._store_form()
+        return [e.settings.model_copy(deep=True) for e in self._entries]
+
+    # --- list -----------------------------------------------------------------------------------
+    def add_server(self) -> None:
+        self._store_form()
+        taken = {e.settings.name for e in self._entries}
+        n = 1
+        while f"server{n}" in taken:
+            n += 1
+        self._entries.append(_Entry(McpServerSettings(name=f"server{n}"), None))
+        self._refresh_list()
+        self.server_list.setCurrentRow(len(self._entries) - 1)
+        self.name_edit.setFocus()
+        self.name_edit.selectAll()
+        self.changed.emit()
+
+    def remove_server(self) -> None:
+        row = self._current
+        if not 0 <= row < len(self._entries):
+            return
+        self._removed.append(self._entries.pop(row))
+        self._current = -1
+        self._refresh_list()
+        self.server_list.setCurrentRow(min(row, len(self._entries) - 1))
+        if not self._entries:
+            self._show_entry(-1)
+        self.changed.emit()
+
+    def _refresh_list(self) -> None:
+        self._loading = True
+        try:
+            self.server_list.clear()
+            for entry in self._entries:
+                s = entry.settings
+                text = s.name + ("" if s.enabled else self.tr(" (off)"))
+                item = QListWidgetItem(text)
+                item.setToolTip(s.command if s.transport == "stdio" else s.url)
+                self.server_list.addItem(item)
+        finally:
+            self._loading = False
+
+    def _select(self, row: int) -> None:
+        if self._loading:
+            return
+        self._store_form()
+        self._show_entry(row)
+
+    # --- form <-> entry -------------------------------------------------------------------------
+    def _show_entry(self, row: int) -> None:
+        self._current = row
+        has = 0 <= row < len(self._entries)
+        self.editor.setEnabled(has)
+        self.remove_button.setEnabled(has)
+        self.tools_list.clear()
+        self.status_label.clear()
+        if not has:
+            return
+        entry = self._entries[row]
+        s = entry.settings
+        self._loading = True
+        try:
+            self.name_edit.setText(s.name)
+            self.enabled_check.setChecked(s.enabled)
+            self.transport_combo.setCurrentIndex(0 if s.transport == "stdio" else 1)
+            self.command_edit.setText(s.command)
+            self.args_edit.setText(shlex.join(s.args))
+            self.env_edit.setPlainText("\n".join(f"{k}={v}" for k, v in s.env.items()))
+            self.url_edit.setText(s.url)
+            self.headers_edit.setPlainText("\n".join(f"{k}: {v}" for k, v in s.headers.items()))
+            self.secrets_table.setRowCount(0)
+            kind: SecretKind = "env" if s.transport == "stdio" else "header"
+            self._table_kind = kind
+            for name in s.secret_env if s.transport == "stdio" else s.secret_headers:
+                stored = entry.original_name is not None and self.secrets.has(
+                    secret_key(entry.original_name, kind, name)
+                )
+                self._add_secret_row(name, stored, entry.secrets.get((kind, name), ""))
+            self.trusted_check.setChecked(s.trusted)
+            self.keywords_edit.setText(", ".join(s.keywords))
+            self.timeout_spin.setValue(s.timeout_s)
+        finally:
+            self._loading = False
+        self._update_visibility()
+        self._show_status()
+
+    def _add_secret_row(self, name: str, stored: bool, typed: str = "") -> None:
+        row = self.secrets_table.rowCount()
+        self.secrets_table.insertRow(row)
+        self.secrets_table.setItem(row, 0, QTableWidgetItem(name))
+        value = QLineEdit()
+        value.setEchoMode(QLineEdit.EchoMode.Password)
+        value.setPlaceholderText(STORED if stored else self.tr("value (kept in the system keyring)"))
+        value.setText(typed)
+        value.textEdited.connect(self._edited)
+        self.secrets_table.setCellWidget(row, 1, value)
+
+    def _secret_rows(self) -> list[tuple[str, str]]:
+        rows = []
+        for row in range(self.secrets_table.rowCount()):
+            item = self.secrets_table.item(row, 0)
+            name = item.text().strip() if item is not None else ""
+            widget = self.secrets_table.cellWidget(row, 1)
+            value = widget.text() if isinstance(widget, QLineEdit) else ""
+            if name:
+                rows.append((name, value))
+        return rows
+
+    def _store_form(self) -> None:
+        row = self._current
+        if self._loading or not 0 <= row < len(self._entries):
+            return
+        entry = self._entries[row]
+        transport = str(self.transport_combo.currentData())
+        secrets = self._secret_rows()
+        try:
+            args = shlex.split(self.args_edit.text())
+        except ValueError:  # an open quote: keep the words as typed
+            args = self.args_edit.text().split()
+        values = {
+            "name": self.name_edit.text().strip(),
+            "enabled": self.enabled_check.isChecked(),
+            "transport": transport,
+            "command": self.command_edit.text().strip(),
+            "args": args,
+            "env": _pairs(self.env_edit.toPlainText(), "="),
+            "url": self.url_edit.text().strip(),
+            "headers": _pairs(self.headers_edit.toPlainText(), ":"),
+            # The table holds the secrets of the transport it was filled for (it may just have changed).
+            "secret_env": [n for n, _ in secrets] if self._table_kind == "env" else entry.settings.secret_env,
+            "secret_headers": [n for n, _ in secrets]
+            if self._table_kind == "header"
+            else entry.settings.secret_headers,
+            "trusted": self.trusted_check.isChecked(),
+            "keywords": [k.strip() for k in self.keywords_edit.text().replace("，", ",").split(",") if k.strip()],
+            "timeout_s": self.timeout_spin.value(),
+        }
+        # model_construct: an invalid name is kept as typed and reported by problems(), not lost.
+        entry.settings = McpServerSettings.model_construct(**values)  # type: ignore[arg-type]
+        kept = {key: v for key, v in entry.secrets.items() if key[0] != self._table_kind}
+        entry.secrets = kept | {(self._table_kind, n): v for n, v in secrets if v}
+        item = self.server_list.item(row)
+        if item is not None:
+            item.setText(values["name"] + ("" if values["enabled"] else self.tr(" (off)")))  # type: ignore[operator]
+
+    def _edited(self, *_: object) -> None:
+        if not self._loading:
+            self._store_form()
+            self.changed.emit()
+
+    def _transport_changed(self, *_: object) -> None:
+        self._update_visibility()
+        if not self._loading and 0 <= self._current < len(self._entries):
+            self._store_form()
+            self._show_entry(self._current)  # the secrets table shows the env or header secrets
+            self.changed.emit()
+
+    def _update_visibility(self) -> None:
+        stdio = self.transport_combo.currentData() == "stdio"
+        for widget in (self.command_edit, self.args_edit, self.env_edit):
+            widget.setVisible(stdio)
+            self._form.labelForField(widget).setVisible(stdio)
+        for widget in (self.url_edit, self.headers_edit):
+            widget.setVisible(not stdio)
+            self._form.labelForField(widget).setVisible(not stdio)
+
+    # --- status and test ------------------------------------------------------------------------
+    def _show_status(self) -> None:
+        if self.manager is None or not 0 <= self._current < len(self._entries):
+            return
+        if self.test_task is not None and not self.test_task.done():
+            return  # the test's outcome is what the user is waiting for
+        entry = self._entries[self._current]
+        if entry.original_name is None:
+            return
+        status = self.manager.status(entry.original_name)
+        try:
+            self.status_label.setText(status.message)
+            self._show_tools(status.tools, status.problems)
+        except RuntimeError:  # the page was deleted without being closed
+            if self._unlisten is not None:
+                self._unlisten()
+                self._unlisten = None
+
+    def _show_tools(self, tools: list[tuple[str, str]], problems: list[str]) -> None:
+        self.tools_list.clear()
+        for function, description in tools:
+            item = QListWidgetItem(function)
+            item.setToolTip(description)
+            self.tools_list.addItem(item)
+        for problem in problems:
+            item = QListWidgetItem("⚠ " + problem)
+            item.setToolTip(problem)
+            self.tools_list.addItem(item)
+
+    def start_test(self) -> asyncio.Task[ProbeResult] | None:
+        """Start the server as in the form, list its tools, stop it. Returns the running task."""
+        self._store_form()
+        if not 0 <= self._current < len(self._entries):
+            return None
+        entry = self._entries[self._current]
+        try:
+            settings = McpServerSettings.model_validate(entry.settings.model_dump())
+        except ValidationError as exc:
+            self.status_label.setText("; ".join(format_validation_error(exc)))
+            return None
+        kind: SecretKind = "env" if settings.transport == "stdio" else "header"
+        typed = {secret_key(settings.name, k, n): v for (k, n), v in entry.secrets.items() if k == kind}
+        if entry.original_name is not None and entry.original_name != settings.name:
+            for name in settings.secret_env if kind == "env" else settings.secret_headers:
+                old = self.secrets.get(secret_key(entry.original_name, kind, name))
+                if old:
+                    typed.setdefault(secret_key(settings.name, kind, name), old)
+        store = _TypedSecrets(self.secrets, typed)
+        self.test_button.setEnabled(False)
+        self.status_label.setText(self.tr("Testing {name}…").format(name=settings.name))
+        self.tools_list.clear()
+        task = asyncio.ensure_future(probe(settings, store, connect_timeout_s=min(settings.timeout_s, 30.0)))
+        task.add_done_callback(self._tested)
+        self.test_task = task
+        return task
+
+    def _tested(self, task: asyncio.Task[ProbeResult]) -> None:
+        self.test_button.setEnabled(True)
+        if task.cancelled():
+            self.status_label.setText(self.tr("Test cancelled."))
+            return
+        exc = task.exception()
+        result = task.result() if exc is None else ProbeResult(ok=False, message=f"{type(exc).__name__}: {exc}")
+        self.status_label.setText(result.message)
+        self._show_tools(result.tools, result.problems)
+        self.tested.emit(result.ok, result.message)
+
+    # --- secrets bookkeeping --------------------------------------------------------------------
+    def _forget_secrets(self, server: str, settings: McpServerSettings) -> None:
+        for kind, names in (("env", settings.secret_env), ("header", settings.secret_headers)):
+            for name in names:
+                self.secrets.delete(secret_key(server, kind, name))  # type: ignore[arg-type]
+
+    def _drop_unlisted_secrets(self, old: McpServerSettings, new: McpServerSettings) -> None:
+        """Keyring entries of secrets the user took off the list."""
+        for kind, before, after in (
+            ("env", old.secret_env, new.secret_env),
+            ("header", old.secret_headers, new.secret_headers),
+        ):
+            for name in set(before) - set(after):
+                self.secrets.delete(secret_key(old.name, kind, name))  # type: ignore[arg-type]
+
+    def _move_secrets(self, old: str, settings: McpServerSettings) -> None:
+        for kind, names in (("env", settings.secret_env), ("header", settings.secret_headers)):
+            for name in names:
+                value = self.secrets.get(secret_key(old, kind, name))  # type: ignore[arg-type]
+                if value:
+                    self.secrets.set(secret_key(settings.name, kind, name), value)  # type: ignore[arg-type]
+                    self.secrets.delete(secret_key(old, kind, name))  # type: ignore[arg-type]
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.test_task is not None and not self.test_task.done():
+            self.test_task.cancel()
+        self.set_manager(None)
+        super().closeEvent(event)
+
+
+def _pairs(text: str, sep: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if sep in line:
+            key, value = line.split(sep, 1)
+            if key.strip():
+                out[key.strip()] = value.strip()
+    return out
