@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,18 +16,6 @@ from companion_helpers import Rig
 from weclaw_desktop.companion import CompanionService
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import CompanionSettings
-
-
-@pytest.fixture(autouse=True)
-def _collect_old_loops() -> None:
-    """Free the Qt objects of earlier tests' event loops now, in the main thread, outside any Qt loop.
-
-    Every test gets a new qasync loop (the app has one for its whole life). Left to the cyclic garbage
-    collector, the old loops' Qt objects were sometimes freed in the middle of the next loop's Qt event
-    dispatch, and the process crashed inside Qt (about 1 run in 5 of this folder). Collecting here
-    stopped it (0 in 22 runs here). See the report to the lead: tests/conftest.py may want this for everyone.
-    """
-    gc.collect()
 
 
 @pytest.fixture
