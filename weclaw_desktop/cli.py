@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__
 
-COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models"]
+COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,10 @@
   var T = {
     en: {
       title: "WeClaw", pairTitle: "Connect to your computer",
-      pairHelp: "In the WeClaw desktop app, press the Phone button and scan the QR code with this phone's camera.",
+      step1: "On the computer, open WeClaw and press the Phone button.",
+      step2: "Scan the QR code with this phone's camera and open the link.",
+      step3: "Confirm the new phone on the computer.",
+      sameWifi: "The phone and the computer must be on the same Wi-Fi.",
       receiveTitle: "From your computer", autoDownload: "Auto-download",
       noIncoming: "Nothing yet. Files the assistant sends to this phone appear here.",
       sendTitle: "Send to your computer", pickFiles: "Choose files", takePhoto: "Take a photo",
@@ -35,7 +38,10 @@
     },
     zh: {
       title: "WeClaw", pairTitle: "连接到电脑",
-      pairHelp: "在电脑上的 WeClaw 里点“手机”按钮，用手机相机扫描二维码。",
+      step1: "在电脑上打开 WeClaw，点击“手机”按钮。",
+      step2: "用这台手机的相机扫描二维码，并打开链接。",
+      step3: "在电脑上确认这台新手机。",
+      sameWifi: "手机和电脑需要连接同一个 Wi-Fi。",
       receiveTitle: "来自电脑", autoDownload: "自动下载",
       noIncoming: "暂时没有文件。助手发到这台手机的文件会显示在这里。",
       sendTitle: "发送到电脑", pickFiles: "选择文件", takePhoto: "拍照",
@@ -523,10 +529,18 @@
 
   // --- start -------------------------------------------------------------------------------------
   applyLang();
-  var m = location.hash.match(/[#&]t=([A-Za-z0-9_-]+)/);
-  if (m) {
+  function codeFromHash() {
+    var m = location.hash.match(/[#&]t=([A-Za-z0-9_-]+)/);
+    if (!m) return false;
     history.replaceState(null, "", location.pathname);   // the one-time code leaves the address bar
+    if (es) { es.close(); es = null; }
     pair(m[1]);
+    return true;
+  }
+  // A new QR code scanned while this page is open only changes the #fragment: pair again.
+  window.addEventListener("hashchange", codeFromHash);
+  if (codeFromHash()) {
+    // pairing
   } else if (token) {
     connect();
   } else {

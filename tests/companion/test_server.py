@@ -200,6 +200,21 @@ async def test_download_whole_and_resumed_with_range(rig: Rig, tmp_path: Path) -
         assert await r.read() == data
 
 
+async def test_whole_browser_download_counts_as_sent_not_delivered(rig: Rig, tmp_path: Path) -> None:
+    phone = await rig.pair()
+    transfer = await rig.service.send_files([make_file(tmp_path / "o", "big.iso", 200_000)], device_id=phone.device_id)
+    f = next(iter(transfer.files.values()))
+    url = f"/api/v1/download?session={transfer.id}&file={f.id}&token={f.token}"
+    async with await phone.get(url, headers={"Range": "bytes=0-99"}) as r:
+        assert len(await r.read()) == 100
+    await wait_for(lambda: f.served == 100)  # recorded when the server side has finished sending
+    assert f.state is FileState.SENDING
+    async with await phone.get(url) as r:  # a browser-managed download of the whole file
+        assert len(await r.read()) == 200_000
+    assert await transfer.wait(2)  # nothing more to wait for: the phone cannot confirm this one
+    assert (f.state, f.served, f.phone_sha256) == (FileState.SENT, 200_000, "")
+
+
 async def test_download_rejects_wrong_token_other_device_and_path_like_ids(rig: Rig, tmp_path: Path) -> None:
     phone, other = await rig.pair("mine"), await rig.pair("other")
     session, fid, token = await offer(rig, phone, make_file(tmp_path / "out", "a.txt", 10))

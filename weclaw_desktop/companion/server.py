@@ -218,7 +218,7 @@ async def events(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     queue = service.open_stream(device)
     try:
-        await resp.write(b"retry: 3000\n\n")
+        await resp.write(b"retry: 2000\n\n")
         await resp.write(sse("hello", service.snapshot(device)))
         while True:
             try:

@@ -141,7 +141,7 @@ class CompanionService:
         await asyncio.to_thread(clean_partials, self.incoming_dir, 0.0)
         runner = web.AppRunner(server.build_app(self), access_log=None, shutdown_timeout=2.0)
         await runner.setup()
-        site = web.TCPSite(runner, address, wanted, reuse_address=False)
+        site = web.TCPSite(runner, address, wanted)  # SO_REUSEADDR on POSIX: a restart may reuse the port
         try:
             await site.start()
         except OSError:
@@ -339,7 +339,8 @@ class CompanionService:
     def file_progress(self, transfer: OutgoingTransfer, f: OutgoingFile, end: int, *, whole: bool) -> None:
         f.served = max(f.served, end)
         if whole and not f.state.final:
-            f.state = FileState.SENT
+            f.state = FileState.SENT  # the browser saves it itself and cannot confirm the SHA-256
+            f.done.set()
         self.events.emit(
             CompanionEvent(
                 EventKind.TRANSFER_PROGRESS,

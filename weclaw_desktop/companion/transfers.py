@@ -121,6 +121,11 @@ class OutgoingFile:
             out["token"] = self.token
         return out
 
+    @property
+    def settled(self) -> bool:
+        """Nothing more will happen: final, or streamed whole to a browser that cannot confirm it."""
+        return self.state.final or self.state is FileState.SENT
+
     def finish(self, state: FileState, error: str = "") -> None:
         self.state = state
         self.error = error
@@ -153,17 +158,17 @@ class OutgoingTransfer:
         }
 
     async def wait(self, within: float, on_progress: Callable[[OutgoingTransfer], None] | None = None) -> bool:
-        """Wait until every file is delivered, failed or cancelled; True if that happened in time."""
+        """Wait until every file is delivered, failed, cancelled or sent unverified; True if in time."""
         deadline = time.monotonic() + within
         while True:
-            if all(f.state.final for f in self.files.values()):
+            if all(f.settled for f in self.files.values()):
                 return True
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
             if on_progress is not None:
                 on_progress(self)
-            waiters = [asyncio.ensure_future(f.done.wait()) for f in self.files.values() if not f.state.final]
+            waiters = [asyncio.ensure_future(f.done.wait()) for f in self.files.values() if not f.settled]
             try:
                 await asyncio.wait(waiters, timeout=min(left, 0.5), return_when=asyncio.FIRST_COMPLETED)
             finally:

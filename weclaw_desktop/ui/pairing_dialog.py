@@ -1,0 +1,403 @@
+"""The phone dialog: turn the phone link on or off, show the pairing QR code, list and remove phones.
+
+    dialog = PairingDialog(service, parent=window, lang="zh")   # service: CompanionService
+    dialog.show()
+
+Everything async (start, stop, listing, revoking) runs as tasks on the qasync loop; nothing blocks the UI
+and no ``exec()`` is used. :class:`DeviceApprover` asks the user, non-modally, whether a new phone may pair;
+the dialog installs one on the service if the app has not set its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from weclaw_desktop.companion import CompanionEvent, CompanionService, DeviceInfo, EventKind, PairingRequest
+from weclaw_desktop.companion.network import Interface, candidate_interfaces
+from weclaw_desktop.companion.pairing import PairingCode
+from weclaw_desktop.companion.qr import qr_png
+
+log = logging.getLogger("weclaw.ui.pairing")
+
+# key -> (en, zh)
+TEXT: dict[str, tuple[str, str]] = {
+    "title": ("Phone", "手机"),
+    "link": ("Phone link on", "开启手机连接"),
+    "interface": ("Network", "网络"),
+    "auto": ("Automatic ({address})", "自动（{address}）"),
+    "port": ("Port", "端口"),
+    "auto_accept": ("Accept new phones without asking", "新手机配对时不再询问"),
+    "scan": (
+        "Scan this code with the phone's camera and open the link. The phone must be on the same Wi-Fi.",
+        "用手机相机扫描二维码并打开链接。手机需要连接同一个 Wi-Fi。",
+    ),
+    "off": ("Turn on the phone link to pair a phone.", "开启手机连接后即可配对手机。"),
+    "starting": ("Starting…", "正在启动…"),
+    "valid": ("This code works once and expires in {time}.", "此二维码仅可使用一次，{time} 后失效。"),
+    "new_code": ("New code", "新二维码"),
+    "copy": ("Copy link", "复制链接"),
+    "devices": ("Paired phones", "已配对的手机"),
+    "col.name": ("Name", "名称"),
+    "col.status": ("Status", "状态"),
+    "col.seen": ("Last seen", "最近在线"),
+    "online": ("Connected", "已连接"),
+    "offline": ("Not connected", "未连接"),
+    "remove": ("Remove", "移除"),
+    "none": ("No phone paired yet.", "还没有配对的手机。"),
+    "incoming": ("Files from the phone go to: {path}", "手机发来的文件保存在：{path}"),
+    "error": ("The phone link could not start: {error}", "手机连接无法启动：{error}"),
+    "ask.title": ("New phone", "新手机"),
+    "ask.body": (
+        "“{name}” ({address}) wants to pair with this computer. Allow it to send and receive files?",
+        "“{name}”（{address}）请求与这台电脑配对。允许它收发文件吗？",
+    ),
+    "now": ("just now", "刚刚"),
+    "min": ("{n} min ago", "{n} 分钟前"),
+    "hour": ("{n} h ago", "{n} 小时前"),
+    "day": ("{n} days ago", "{n} 天前"),
+}
+
+
+def text(key: str, lang: str, **kw: Any) -> str:
+    en, zh = TEXT[key]
+    return (zh if lang.startswith("zh") else en).format(**kw)
+
+
+def ago(ts: float, lang: str) -> str:
+    s = max(0, int(time.time() - ts))
+    if s < 90:
+        return text("now", lang)
+    if s < 5400:
+        return text("min", lang, n=s // 60)
+    if s < 172800:
+        return text("hour", lang, n=s // 3600)
+    return text("day", lang, n=s // 86400)
+
+
+class DeviceApprover:
+    """``service.accept_device``: asks the user with a non-modal message box and awaits the answer."""
+
+    def __init__(self, parent: QWidget | None = None, lang: str = "en") -> None:
+        self.parent = parent
+        self.lang = lang
+        self.box: QMessageBox | None = None
+
+    async def __call__(self, req: PairingRequest) -> bool:
+        parent = self.parent if self.parent is not None and shiboken6.isValid(self.parent) else None
+        box = QMessageBox(parent)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(text("ask.title", self.lang))
+        box.setText(text("ask.body", self.lang, name=req.name, address=req.address))
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def done(result: int) -> None:
+            if not future.done():
+                future.set_result(box.standardButton(box.clickedButton()) == QMessageBox.StandardButton.Yes)
+
+        box.finished.connect(done)
+        self.box = box
+        box.open()
+        try:
+            return await future
+        finally:
+            self.box = None
+            if shiboken6.isValid(box):
+                box.close()
+                box.deleteLater()
+
+
+class PairingDialog(QDialog):
+    def __init__(
+        self,
+        service: CompanionService,
+        parent: QWidget | None = None,
+        *,
+        lang: str = "en",
+        on_settings_changed: Callable[[], None] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.service = service
+        self.lang = lang
+        self.on_settings_changed = on_settings_changed or (lambda: None)
+        self.code: PairingCode | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        if service.accept_device is None:
+            service.accept_device = DeviceApprover(parent or self, lang)
+        self.setWindowTitle(text("title", lang))
+        self.setMinimumWidth(520)
+        self._build()
+        unsubscribe = service.events.subscribe(self._on_event)
+        self.destroyed.connect(lambda *_: unsubscribe())
+        self._timer = QTimer(self)
+        self._timer.setInterval(1000)
+        self._timer.timeout.connect(self._tick)
+        self._timer.start()
+        self._interfaces: list[Interface] = []
+        self._spawn(self._load_interfaces())
+        self._refresh_code()
+        self._spawn(self.refresh_devices())
+
+    # --- layout ---------------------------------------------------------------------------------
+    def _build(self) -> None:
+        t = self.lang
+        s = self.service.settings
+        root = QVBoxLayout(self)
+        root.setContentsMargins(18, 16, 18, 14)
+        root.setSpacing(12)
+
+        self.link = QCheckBox(text("link", t))
+        self.link.setChecked(self.service.running)
+        self.link.toggled.connect(self._on_link_toggled)
+        root.addWidget(self.link)
+
+        form = QFormLayout()
+        form.setHorizontalSpacing(12)
+        self.interface = QComboBox()
+        self.interface.addItem(text("auto", t, address="…"), "")
+        self.interface.currentIndexChanged.connect(self._on_network_changed)
+        form.addRow(text("interface", t), self.interface)
+        self.port = QSpinBox()
+        self.port.setRange(1024, 65535)
+        self.port.setValue(s.port if s.port >= 1024 else 8765)
+        self.port.editingFinished.connect(self._on_network_changed)
+        form.addRow(text("port", t), self.port)
+        root.addLayout(form)
+        self.auto_accept = QCheckBox(text("auto_accept", t))
+        self.auto_accept.setChecked(s.auto_accept)
+        self.auto_accept.toggled.connect(self._on_auto_accept)
+        root.addWidget(self.auto_accept)
+
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Sunken)
+        root.addWidget(line)
+
+        pair = QHBoxLayout()
+        pair.setSpacing(16)
+        self.qr = QLabel()
+        self.qr.setFixedSize(240, 240)
+        self.qr.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.qr.setStyleSheet("background: white; border: 1px solid #d0d7de; border-radius: 8px;")
+        pair.addWidget(self.qr)
+        side = QVBoxLayout()
+        side.setSpacing(8)
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        side.addWidget(self.hint)
+        self.url = QLineEdit()
+        self.url.setReadOnly(True)
+        side.addWidget(self.url)
+        self.expiry = QLabel()
+        self.expiry.setWordWrap(True)
+        side.addWidget(self.expiry)
+        buttons = QHBoxLayout()
+        self.copy = QPushButton(text("copy", t))
+        self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.url.text()))
+        self.new_code = QPushButton(text("new_code", t))
+        self.new_code.clicked.connect(self._refresh_code)
+        buttons.addWidget(self.copy)
+        buttons.addWidget(self.new_code)
+        buttons.addStretch(1)
+        side.addLayout(buttons)
+        side.addStretch(1)
+        pair.addLayout(side, 1)
+        root.addLayout(pair)
+
+        root.addWidget(QLabel(f"<b>{text('devices', t)}</b>"))
+        self.devices = QTreeWidget()
+        self.devices.setRootIsDecorated(False)
+        self.devices.setColumnCount(4)
+        self.devices.setHeaderLabels([text("col.name", t), text("col.status", t), text("col.seen", t), ""])
+        header = self.devices.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2, 3):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.devices.setMinimumHeight(120)
+        root.addWidget(self.devices)
+        self.empty = QLabel(text("none", t))
+        self.empty.setStyleSheet("color: palette(placeholder-text);")
+        root.addWidget(self.empty)
+        self.incoming = QLabel(text("incoming", t, path=str(self.service.incoming_dir)))
+        self.incoming.setWordWrap(True)
+        self.incoming.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        root.addWidget(self.incoming)
+
+    # --- async plumbing ---------------------------------------------------------------------------
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("phone dialog task failed", exc_info=task.exception())
+
+    async def idle(self) -> None:
+        """Wait for the dialog's pending work (tests use it)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    # --- network and link -------------------------------------------------------------------------
+    async def _load_interfaces(self) -> None:
+        found = await asyncio.to_thread(candidate_interfaces)
+        if not shiboken6.isValid(self):
+            return
+        self._interfaces = found
+        default = next((i.address for i in found if i.is_default), found[0].address if found else "127.0.0.1")
+        self.interface.blockSignals(True)
+        self.interface.setItemText(0, text("auto", self.lang, address=default))
+        for i in found:
+            self.interface.addItem(i.label, i.address)
+        wanted = self.service.settings.interface
+        index = self.interface.findData(wanted) if wanted else 0
+        self.interface.setCurrentIndex(max(0, index))
+        self.interface.blockSignals(False)
+
+    def _on_network_changed(self, *_: Any) -> None:
+        s = self.service.settings
+        address = str(self.interface.currentData() or "")
+        if address == s.interface and self.port.value() == s.port:
+            return
+        s.interface = address
+        s.port = self.port.value()
+        self.on_settings_changed()
+        if self.service.running:
+            self._spawn(self._start())
+
+    def _on_link_toggled(self, on: bool) -> None:
+        self.service.settings.enabled = on
+        self.on_settings_changed()
+        self._spawn(self._start() if on else self._stop())
+
+    async def _start(self) -> None:
+        self.hint.setText(text("starting", self.lang))
+        try:
+            await self.service.start()
+        except OSError as exc:
+            if shiboken6.isValid(self):
+                self.link.blockSignals(True)
+                self.link.setChecked(False)
+                self.link.blockSignals(False)
+                self.hint.setText(text("error", self.lang, error=exc.strerror or str(exc)))
+            return
+        if shiboken6.isValid(self):
+            self._refresh_code()
+
+    async def _stop(self) -> None:
+        await self.service.stop()
+        if shiboken6.isValid(self):
+            self._refresh_code()
+
+    def _on_auto_accept(self, on: bool) -> None:
+        self.service.settings.auto_accept = on
+        self.on_settings_changed()
+
+    # --- QR code ----------------------------------------------------------------------------------
+    def _refresh_code(self) -> None:
+        on = self.service.running
+        for w in (self.url, self.copy, self.new_code, self.expiry):
+            w.setVisible(on)
+        if not on:
+            self.code = None
+            self.qr.clear()
+            self.qr.setText("📱")
+            self.qr.setStyleSheet(
+                "background: palette(base); border: 1px dashed #d0d7de; border-radius: 8px; font-size: 64px;"
+            )
+            self.hint.setText(text("off", self.lang))
+            return
+        self.code = self.service.new_pairing_code()
+        pixmap = QPixmap()
+        pixmap.loadFromData(qr_png(self.code.url, scale=5, border=2), "PNG")
+        self.qr.setStyleSheet("background: white; border: 1px solid #d0d7de; border-radius: 8px;")
+        self.qr.setPixmap(
+            pixmap.scaled(228, 228, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.FastTransformation)
+        )
+        self.url.setText(self.code.url)
+        self.url.setCursorPosition(0)  # show http://address:port, the part a person may type
+        self.hint.setText(text("scan", self.lang))
+        self._tick()
+
+    def _tick(self) -> None:
+        if self.code is None:
+            return
+        left = int(self.code.seconds_left())
+        if left <= 0:
+            self._refresh_code()  # keep a working code on screen while the dialog is open
+            return
+        self.expiry.setText(text("valid", self.lang, time=f"{left // 60}:{left % 60:02d}"))
+
+    # --- devices ----------------------------------------------------------------------------------
+    async def refresh_devices(self) -> None:
+        devices = await self.service.list_devices()
+        if shiboken6.isValid(self):
+            self._show_devices(devices)
+
+    def _show_devices(self, devices: list[DeviceInfo]) -> None:
+        self.devices.clear()
+        for d in devices:
+            item = QTreeWidgetItem(
+                [d.name, text("online" if d.online else "offline", self.lang), ago(d.last_seen, self.lang), ""]
+            )
+            item.setData(0, Qt.ItemDataRole.UserRole, d.id)
+            self.devices.addTopLevelItem(item)
+            button = QPushButton(text("remove", self.lang))
+            button.setObjectName(f"remove-{d.id}")
+            button.clicked.connect(lambda _=False, device_id=d.id: self._spawn(self._revoke(device_id)))
+            self.devices.setItemWidget(item, 3, button)
+        self.devices.setVisible(bool(devices))
+        self.empty.setVisible(not devices)
+
+    async def _revoke(self, device_id: str) -> None:
+        await self.service.revoke(device_id)
+        await self.refresh_devices()
+
+    def _on_event(self, event: CompanionEvent) -> None:
+        if not shiboken6.isValid(self):
+            return
+        if event.kind in (
+            EventKind.DEVICE_PAIRED,
+            EventKind.DEVICE_REVOKED,
+            EventKind.DEVICE_ONLINE,
+            EventKind.DEVICE_OFFLINE,
+        ):
+            self._spawn(self.refresh_devices())
+        if event.kind is EventKind.DEVICE_PAIRED:
+            self._refresh_code()  # the shown code was used up: show a fresh one for the next phone
+        elif event.kind in (EventKind.SERVER_STARTED, EventKind.SERVER_STOPPED):
+            self.link.blockSignals(True)
+            self.link.setChecked(self.service.running)
+            self.link.blockSignals(False)
+            self._refresh_code()
