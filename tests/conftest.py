@@ -7,6 +7,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LANG", "C.UTF-8")
 
+import gc
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,30 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Any]:
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     return {"qasync": lambda: WeclawEventLoop(QApplication.instance() or QApplication([]))}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _main_thread_gc() -> Iterator[None]:
+    """Collect garbage only on the main thread, between tests (see weclaw_desktop.ui.qtloop.MainThreadGC).
+
+    Automatic collection inside a worker thread can destroy a dead qasync loop's timer QObject off its
+    thread, and the next Qt timer tick segfaults. Long-lived objects are frozen out of the way first, so
+    the per-test collection only walks what the tests made.
+    """
+    import openai  # noqa: F401
+    import PySide6.QtWidgets  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+@pytest.fixture(autouse=True)
+def _collect_after_each_test() -> Iterator[None]:
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

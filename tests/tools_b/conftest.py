@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,20 +19,6 @@ from weclaw_desktop.toolkit import (
     ToolRegistry,
     ToolResult,
 )
-
-
-@pytest.fixture(autouse=True)
-def _collect_garbage_on_the_main_thread() -> Iterator[None]:
-    """Collect earlier tests' garbage (closed qasync loops and their timer QObjects) on the main thread.
-
-    Otherwise the cyclic GC may run inside a worker thread (asyncio.to_thread work that allocates a lot, e.g.
-    building pint's registry), a QObject is destroyed off its thread, its Qt timer is not unregistered, and the next
-    timer tick segfaults in QTimerInfoList::activateTimers (seen with PySide6 6.12 under load; reported to the
-    lead; belongs in tests/conftest.py).
-    """
-    gc.collect()
-    yield
-    gc.collect()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ crashed before (measured on 2026-11-30 with PySide6 6.11.3, qasync 0.28).
 from __future__ import annotations
 
 import collections
+import gc
 import sys
 import threading
 from collections.abc import Callable
@@ -146,3 +147,42 @@ def _delete(qobject: Any, *, later: bool = False) -> None:
         qobject.deleteLater()
     else:
         shiboken6.delete(qobject)
+
+
+class MainThreadGC:
+    """Run Python's cyclic garbage collector only on the Qt main thread.
+
+    With automatic collection, a collection can start in whichever thread happens to allocate, e.g. a
+    worker doing SQLite or archive work for ``asyncio.to_thread``. If that collection frees a QObject
+    (qasync's timer object of a finished loop, a widget caught in a reference cycle), Qt destroys it off
+    its thread, its timer stays registered, and the next timer tick segfaults in
+    ``QTimerInfoList::activateTimers`` (seen in core dumps from the test suite). This object turns
+    automatic collection off and collects from a Qt timer instead, generation by generation with the
+    interpreter's own thresholds, so the cost stays what it was.
+    """
+
+    def __init__(self, interval_ms: int = 250) -> None:
+        from PySide6.QtCore import QTimer
+
+        self._thresholds = gc.get_threshold()
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.collect_due)
+
+    def start(self) -> None:
+        gc.disable()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        gc.enable()
+
+    def collect_due(self) -> int:
+        """Collect the generations whose allocation counts passed their thresholds."""
+        counts = gc.get_count()
+        found = 0
+        for generation in (2, 1, 0):
+            if counts[generation] > self._thresholds[generation]:
+                found += gc.collect(generation)
+                break
+        return found
