@@ -160,6 +160,7 @@ class FakeOpenAI:
         self.script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []  # JSON bodies, in order
         self.headers: list[dict[str, str]] = []  # request headers, same order
+        self.models_headers: list[dict[str, str]] = []  # headers of GET /v1/models requests
         self.models: list[str] = [model, "fake-model-2"]
         self.models_status = 200
         self.disconnects = 0  # hang/drop replies whose client went away
@@ -191,7 +192,7 @@ class FakeOpenAI:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._completions)
         app.router.add_get("/v1/models", self._models)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
@@ -214,6 +215,7 @@ class FakeOpenAI:
 
     # --- handlers ---------------------------------------------------------------------------------
     async def _models(self, request: web.Request) -> web.Response:
+        self.models_headers.append(dict(request.headers))
         if self.models_status != 200:
             return web.json_response(
                 {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}},

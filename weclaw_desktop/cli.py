@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__
 
-COMMANDS = ["validate", "tools", "schema", "chat", "doctor"]
+COMMANDS = ["validate", "tools", "schema", "chat", "doctor", "models"]
 
 
 def build_parser() -> argparse.ArgumentParser:

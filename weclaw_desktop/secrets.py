@@ -88,16 +88,23 @@ class SecretStore:
         return None
 
 
+_taken: dict[str, str] = {}  # API-key variables already removed from os.environ by this process
+
+
 def take_env_secrets(extra_names: tuple[str, ...] = ()) -> dict[str, str]:
     """Read the API-key variables, register them as secrets and remove them from ``os.environ``.
 
-    Called once at start-up (CLI and GUI), so no subprocess a tool starts can inherit the key.
-    Returns the values that were found, by variable name.
+    Called at start-up (CLI and GUI), so no subprocess a tool starts can inherit the key. Returns the
+    values found, by variable name, including those taken by an earlier call in this process.
     """
-    found: dict[str, str] = {}
     for env in (*API_KEY_ENV, *extra_names):
         value = os.environ.pop(env, None)
         if value:
             register_secret(value)
-            found[env] = value
-    return found
+            _taken[env] = value
+    return {k: v for k, v in _taken.items() if k in (*API_KEY_ENV, *extra_names)}
+
+
+def forget_env_secrets() -> None:
+    """Forget the values taken from the environment (tests isolate themselves with it)."""
+    _taken.clear()

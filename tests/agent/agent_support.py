@@ -63,3 +63,21 @@ def child_env(home: Path, **extra: str) -> dict[str, str]:
 
 def chat_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "weclaw_desktop", "chat", *args]
+
+
+async def run_turn(rt: Any, text: str, session_id: str | None = None) -> tuple[Any, list[Any], str]:
+    """Run one turn to the end; returns (TurnDone, events, session id)."""
+    if session_id is None:
+        session_id = (await rt.create_session()).id
+    events: list[Any] = []
+    handle = rt.start_turn(session_id, text, on_event=events.append)
+    done = await handle.wait()
+    return done, events, session_id
+
+
+def kinds(events: list[Any]) -> list[str]:
+    return [e.event_name() for e in events]
+
+
+def of(events: list[Any], kind: str) -> list[Any]:
+    return [e for e in events if e.event_name() == kind]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +50,27 @@ async def make_runtime(fake_openai: FakeOpenAI, tools_json: Path) -> AsyncIterat
     async def factory(settings: Settings | None = None, **kwargs: Any) -> AgentRuntime:
         kwargs.setdefault("api_key", TEST_KEY)
         kwargs.setdefault("origin", Origin.CLI)
-        rt = AgentRuntime.create(settings or make_settings(fake_openai), tools_json=tools_json, **kwargs)
+        kwargs.setdefault("tools_json", tools_json)
+        rt = AgentRuntime.create(settings or make_settings(fake_openai), **kwargs)
         made.append(rt)
         return rt
 
     yield factory
     for rt in made:
         await rt.close()
+
+
+@pytest.fixture(autouse=True)
+def _collect_garbage_on_the_main_thread() -> Iterator[None]:
+    """Collect each test's dead qasync loop here, on the main thread.
+
+    Otherwise the cyclic GC may collect it later inside a worker thread (SQLite work allocates a lot
+    there); a QObject (qasync's timer) destroyed off its thread leaves its Qt timer registered, and the
+    next timer event segfaults in QTimerInfoList::activateTimers (seen in a core dump).
+    """
+    from weclaw_desktop.secrets import forget_env_secrets
+
+    forget_env_secrets()
+    yield
+    forget_env_secrets()
+    gc.collect()

@@ -21,13 +21,18 @@ class Event:
     session_id: str
     at: float = field(default_factory=time.time)
 
+    @classmethod
+    def event_name(cls) -> str:
+        """The snake_case event type ("tool_call_finished"); the ``event`` key of the JSON line."""
+        return "".join("_" + c.lower() if c.isupper() else c for c in cls.__name__).lstrip("_")
+
     @property
     def kind(self) -> str:
-        name = type(self).__name__
-        return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+        """Same as :meth:`event_name`, except on ErrorOccurred, whose ``kind`` field is the error category."""
+        return self.event_name()
 
     def to_json(self) -> str:
-        return json.dumps({"event": self.kind, **asdict(self)}, ensure_ascii=False, default=str)
+        return json.dumps({"event": self.event_name(), **asdict(self)}, ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -161,7 +161,14 @@ class _Turn:
     # --- the turn -----------------------------------------------------------------------------------
     async def run(self) -> ev.TurnDone:
         loop = self.loop
-        await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
+        try:
+            await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
+        except KeyError:
+            message = "This conversation no longer exists. Start a new one."
+            self.emit(ev.ErrorOccurred, message=message, kind="bad_request")
+            done = self._done("error", message=message)
+            self.emit_done(done)
+            return done
         try:
             done = await self._rounds()
         except asyncio.CancelledError:
@@ -170,10 +177,16 @@ class _Turn:
         except Exception as exc:  # a bug: report it, keep the session consistent
             log.exception("turn %s failed", self.run_id)
             message = f"Internal error: {type(exc).__name__}: {redact(str(exc))[:200]}"
-            await self._close_open_calls("The call did not finish because of an internal error.")
+            try:
+                await self._close_open_calls("The call did not finish because of an internal error.")
+            except Exception:  # e.g. the disk is full: the next load repairs the history instead
+                log.exception("could not record the unfinished calls of %s", self.run_id)
             self.emit(ev.ErrorOccurred, message=message, kind="internal")
             done = self._done("error", message=message)
-        await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        try:
+            await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        except Exception:
+            log.exception("could not record the end of turn %s", self.run_id)
         self.emit_done(done)
         return done
 
@@ -198,7 +211,7 @@ class _Turn:
         lang = user_language(self.opts.language, self.text)
         history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
         recent = await loop.history.recent_tools(self.session_id)
-        exposure = loop.exposer.start_turn(self.text, recent[1:] if recent else ())
+        exposure = loop.exposer.start_turn(self.text, recent)
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
 
@@ -334,7 +347,10 @@ class _Turn:
                 jobs.append(self._finish_unrun(c, result))
             else:
                 jobs.append(self._call(c, rnd, exposure))
-        await asyncio.gather(*jobs)
+        outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return tripped
 
     async def _call(self, c: AssembledCall, rnd: _Round, exposure: TurnExposure) -> None:
@@ -387,8 +403,10 @@ class _Turn:
             ToolCall(c.id, c.name, c.arguments), ctx, callable_functions=rnd.names, observer=observe
         )
         ref = loop.registry.resolve(c.name)
-        if result.status is ToolStatus.DENIED and not denied_seen:
-            self.emit(ev.ToolCallDenied, call_id=c.id, decided_by="policy", reason=result.error or "")
+        if result.status is ToolStatus.DENIED and not denied_seen:  # refused without asking anyone
+            by_policy = result.output.startswith("The approval policy") or "not available right now" in result.output
+            reason = result.error or ""
+            self.emit(ev.ToolCallDenied, call_id=c.id, decided_by="policy" if by_policy else "hook", reason=reason)
         if ref is not None:
             exposure.note_result(ref.tool, ref.action, result)
             if self.breaker.record(ref.tool, result):

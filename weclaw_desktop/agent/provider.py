@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from weclaw_desktop.agent.presets import Preset, get_preset, preset_for_url
 from weclaw_desktop.toolkit.redact import redact
@@ -194,7 +195,16 @@ class Provider:
         calls = CallAssembler()
         text_parts: list[str] = []
         received = False
-        stream = await self.client.chat.completions.create(**kwargs)
+        # The SDK's own create() first runs a recursive TypedDict transform over every message and tool
+        # schema (tens of ms per round with a long history); our body is already plain JSON, so post it
+        # through the client's generic request method: same retries, errors, headers and stream class.
+        stream = await self.client.post(
+            "/chat/completions",
+            cast_to=ChatCompletion,
+            body=kwargs,
+            stream=True,
+            stream_cls=AsyncStream[ChatCompletionChunk],
+        )
         try:
             async with stream:
                 async for chunk in stream:

@@ -20,6 +20,8 @@ Front ends use only this API (UI-agnostic, no Qt)::
     await rt.list_sessions(); await rt.rename_session(s.id, "x"); await rt.search("发票")
     await rt.load_messages(s.id)                        # for display
     rt.apply_settings(new_settings)                     # provider/policy/approvals/tool config changed
+    rt.set_api_key("sk-..."); await rt.list_models(); await rt.check_endpoint()   # settings dialog
+    rt.gate = my_gate; rt.hooks.add_before(...); rt.registry.inject({"clipboard": ...})
     await rt.close()
 
 One turn per session at a time (:class:`TurnInProgress` otherwise); different sessions may run at once.
@@ -108,11 +110,12 @@ class TurnHandle:
         await asyncio.wait({self.task})
         if self.done_event is not None:
             return self.done_event
-        if not self.task.cancelled() and self.task.exception() is not None:
-            exc = self.task.exception()
-            message = f"Internal error: {type(exc).__name__}: {exc}"
-        else:
-            message = "Stopped."
+        if self.task.cancelled():
+            return ev.TurnDone(
+                run_id=self.run_id, session_id=self.session_id, reason="cancelled", message="Stopped by the user."
+            )
+        exc = self.task.exception()
+        message = f"Internal error: {type(exc).__name__}: {exc}" if exc else "The turn ended without an answer."
         return ev.TurnDone(run_id=self.run_id, session_id=self.session_id, reason="error", message=message)
 
 
@@ -245,6 +248,29 @@ class AgentRuntime:
             if self._env_keys.get(name):
                 return self._env_keys[name]
         return None
+
+    def set_api_key(self, key: str) -> bool:
+        """Store the provider key (keyring) and use it from now on; False = kept for this run only."""
+        persistent = self.secrets.set(self.settings.provider.api_key_name, key)
+        self._api_key_override = None if persistent else key
+        self.apply_settings(self.settings)
+        return persistent
+
+    async def list_models(self, config: ProviderConfig | None = None) -> list[str]:
+        """Models of ``config``'s endpoint (default: the current one). Raises ProviderError."""
+        provider = Provider(config or self.provider_config())
+        try:
+            return await provider.list_models()
+        finally:
+            await provider.close()
+
+    async def check_endpoint(self, config: ProviderConfig | None = None) -> str:
+        """Whether the endpoint answers and accepts the key (one line), or ProviderError."""
+        provider = Provider(config or self.provider_config())
+        try:
+            return await provider.check()
+        finally:
+            await provider.close()
 
     @property
     def gate(self) -> ApprovalGate | None:

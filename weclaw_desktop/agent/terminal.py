@@ -16,37 +16,55 @@ from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, A
 
 
 class LineReader:
-    """Reads lines from a text stream on a daemon thread, one request at a time."""
+    """Lines from a text stream, read by one daemon thread and handed to the event loop in order.
+
+    A prompt that is abandoned (Stop while an approval question waits) loses no input: the next
+    :meth:`readline` gets the next line.
+    """
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stdin
+        self._queue: asyncio.Queue[str] | None = None
         self._lock = asyncio.Lock()
 
     def interactive(self) -> bool:
         isatty = getattr(self.stream, "isatty", None)
         return bool(isatty and isatty())
 
-    async def readline(self, prompt: str = "", *, out: TextIO | None = None) -> str | None:
-        """One line without its newline, or None at end of input."""
-        async with self._lock:
-            target = out or sys.stderr
-            if prompt:
-                target.write(prompt)
-                target.flush()
-            loop = asyncio.get_running_loop()
-            future: asyncio.Future[str] = loop.create_future()
+    def _start(self) -> asyncio.Queue[str]:
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
 
-            def read() -> None:
+        def pump() -> None:
+            while True:
                 try:
                     line = self.stream.readline()
                 except (OSError, ValueError):
                     line = ""
-                if not future.done():
-                    loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+                try:
+                    loop.call_soon_threadsafe(queue.put_nowait, line)
+                except RuntimeError:  # the loop has closed
+                    return
+                if line == "":
+                    return
 
-            threading.Thread(target=read, name="weclaw-stdin", daemon=True).start()
-            line = await future
-            return None if line == "" else line.rstrip("\r\n")
+        threading.Thread(target=pump, name="weclaw-stdin", daemon=True).start()
+        return queue
+
+    async def readline(self, prompt: str = "", *, out: TextIO | None = None) -> str | None:
+        """One line without its newline, or None at end of input."""
+        async with self._lock:
+            if self._queue is None:
+                self._queue = self._start()
+            target = out or sys.stderr
+            if prompt:
+                target.write(prompt)
+                target.flush()
+            line = await self._queue.get()
+            if line == "":
+                self._queue.put_nowait("")  # stay at end of input
+                return None
+            return line.rstrip("\r\n")
 
 
 class TerminalGate:

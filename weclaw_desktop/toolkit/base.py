@@ -210,7 +210,15 @@ class BaseTool:
     # --- actions -------------------------------------------------------------------------------
     @classmethod
     def action_defs(cls) -> list[ActionDef]:
-        """The actions this class defines, in definition order."""
+        """The actions this class defines, in definition order (computed once per class)."""
+        cached = cls.__dict__.get("_weclaw_action_defs")
+        if cached is None:
+            cached = cls._collect_action_defs()
+            cls._weclaw_action_defs = cached  # type: ignore[attr-defined]
+        return list(cached)
+
+    @classmethod
+    def _collect_action_defs(cls) -> list[ActionDef]:
         found: list[ActionDef] = []
         seen: set[str] = set()
         for klass in reversed(cls.__mro__):
