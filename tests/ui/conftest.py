@@ -3,9 +3,11 @@ real AgentRuntime (offscreen Qt, qasync loop)."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,17 @@ def ui_manifest() -> dict[str, Any]:
         "tools": {"echo": echo, "work": work, "bridged": bridged},
         "profiles": {"full": ["*"]},
     }
+
+
+@pytest.fixture(autouse=True)
+def collect_garbage_between_tests() -> Iterator[None]:
+    """Collect Qt wrappers of finished tests here, outside Qt's event dispatch.
+
+    Left to Python's automatic GC, the wrappers of a previous test's loop and windows were sometimes
+    collected from inside ``QTimerInfoList::activateTimers`` of a later test, which crashed offscreen Qt.
+    """
+    yield
+    gc.collect()
 
 
 @pytest.fixture
@@ -75,10 +88,10 @@ async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFacto
         set_language(language)
         app = QApplication.instance()
         assert isinstance(app, QApplication)
+        app.setQuitOnLastWindowClosed(False)  # as the app does: quitting is explicit, not "last window"
         apply_theme(app, "light")
         window = build_window(settings, tools_json=tools_json)
-        qtbot.addWidget(window)
-        made.append(window)
+        made.append(window)  # deleted by this fixture, inside the test's own loop (see below)
         if runtime:
             create_runtime(window, api_key=api_key, logs=False)
             await window.controller.idle()
@@ -89,3 +102,7 @@ async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFacto
     for window in made:
         window.quit_app()
         await window.controller.shutdown()
+        window.deleteLater()
+    # Process the deferred deletes now, on this test's loop: left for the next test's loop, Qt events
+    # for the deleted windows' platform windows were delivered after them (a rare offscreen crash).
+    await asyncio.sleep(0.05)
