@@ -30,7 +30,7 @@ from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import theme
 from weclaw_desktop.ui.i18n import resolve_language, set_language, tr
 from weclaw_desktop.ui.main_window import MainWindow
-from weclaw_desktop.ui.qtloop import WeclawEventLoop
+from weclaw_desktop.ui.qtloop import MainThreadGC, WeclawEventLoop
 from weclaw_desktop.ui.single_instance import SingleInstance
 
 if TYPE_CHECKING:
@@ -155,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     prepare_ui(app, settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
+    collector = MainThreadGC()  # cyclic GC off worker threads: a QObject freed there crashes Qt timers
+    collector.start()
     window = build_window(settings)
     single.activated.connect(window.bring_to_front)
     follow_system_theme(app, window)

@@ -51,3 +51,30 @@ async def test_running_loop_has_asyncgen_hooks() -> None:
     hooks = sys.get_asyncgen_hooks()
     assert hooks.firstiter is not None and getattr(hooks.firstiter, "__self__", None) is loop
     assert getattr(hooks.finalizer, "__self__", None) is loop
+
+
+def test_main_thread_gc_collects_on_its_timer_not_automatically() -> None:
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+
+    from weclaw_desktop.ui.qtloop import MainThreadGC
+
+    QApplication.instance() or QApplication([])
+    was_enabled = gc.isenabled()
+    collector = MainThreadGC(interval_ms=10)
+    collector.start()
+    try:
+        assert not gc.isenabled()
+
+        class Cycle:
+            def __init__(self) -> None:
+                self.me = self
+
+        for _ in range(gc.get_threshold()[0] + 10):
+            Cycle()
+        assert collector.collect_due() > 0  # a due generation is collected, cycles included
+    finally:
+        collector.stop()
+        if not was_enabled:
+            gc.disable()
