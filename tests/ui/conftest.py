@@ -20,7 +20,7 @@ for _p in (HERE.parent, HERE):  # tests/ (fakeopenai, sample_tools, helpers) and
 
 from fakeopenai import FakeOpenAI  # noqa: E402
 from helpers import tool_entry  # noqa: E402
-from uihelpers import TEST_KEY  # noqa: E402
+from uihelpers import TEST_KEY, keep_loop  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
 
@@ -79,6 +79,7 @@ async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFacto
     from weclaw_desktop.ui.theme import apply_theme
 
     made: list[Any] = []
+    keep_loop()
 
     async def factory(
         settings: Settings, *, runtime: bool = True, language: str = "en", api_key: str | None = TEST_KEY

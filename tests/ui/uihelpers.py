@@ -12,6 +12,16 @@ from weclaw_desktop.settings import Settings
 
 TEST_KEY = "sk-ui-test-0c1d2e3f4a5b"
 
+#: The qasync loops of finished tests, kept alive: when the garbage collector destroyed one (and the Qt
+#: timer objects it owns) while a later test's Qt loop was dispatching timers, offscreen Qt crashed.
+KEPT_LOOPS: list[asyncio.AbstractEventLoop] = []
+
+
+def keep_loop() -> None:
+    loop = asyncio.get_running_loop()
+    if loop not in KEPT_LOOPS:
+        KEPT_LOOPS.append(loop)
+
 
 def configured_settings(fake: FakeOpenAI) -> Settings:
     s = Settings()
@@ -26,6 +36,7 @@ def configured_settings(fake: FakeOpenAI) -> Settings:
 
 async def until(predicate: Callable[[], Any], limit_s: float = 5.0, what: str = "condition") -> None:
     """Poll on the qasync loop (never qtbot.wait* in async tests: it nests a Qt loop and hangs)."""
+    keep_loop()
     deadline = asyncio.get_running_loop().time() + limit_s
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
