@@ -12,8 +12,10 @@ The stream is used as ``async with stream:`` so that cancelling the task that aw
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +28,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from weclaw_desktop.agent.presets import Preset, get_preset, preset_for_url
 from weclaw_desktop.net import ssl_context
 from weclaw_desktop.toolkit.redact import redact
+
+#: Longest stretch of stream parsing without letting the event loop run other work.
+YIELD_EVERY_S = 0.008
 
 log = logging.getLogger("weclaw.provider")
 
@@ -208,10 +213,17 @@ class Provider:
             stream=True,
             stream_cls=AsyncStream[ChatCompletionChunk],
         )
+        last_yield = time.perf_counter()
         try:
             async with stream:
                 async for chunk in stream:
                     received = True
+                    # Chunks that arrive together are parsed without awaiting anything; give the UI a turn
+                    # at least every YIELD_EVERY_S so a burst of 2,000 buffered tokens cannot freeze it.
+                    now = time.perf_counter()
+                    if now - last_yield > YIELD_EVERY_S:
+                        await asyncio.sleep(0)
+                        last_yield = time.perf_counter()
                     if chunk.usage is not None:
                         u = chunk.usage
                         result.usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0, u.total_tokens or 0)
