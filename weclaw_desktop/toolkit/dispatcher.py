@@ -237,7 +237,7 @@ class Dispatcher:
         return replace(
             base,
             bridges=base.bridges | self.registry.bridge_names(),
-            tool_config=self.registry.effective_config,
+            tool_config=self.registry.config_view,
         )
 
     async def _approve(

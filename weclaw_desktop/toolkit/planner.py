@@ -53,19 +53,48 @@ def tool_requirement(registry: ToolRegistry, tool: str) -> Requirement | None:
 _DISABLED = [Diagnostic(code=Code.DISABLED_IN_MANIFEST, message="disabled in tools.json")]
 
 
+@dataclass(frozen=True)
+class _Entry:
+    """What planning needs of one tool, prepared once per registry state (``ToolRegistry.prepared``)."""
+
+    name: str
+    enabled: bool
+    check: Callable[[AvailabilityContext], list[Diagnostic]]
+    dynamic: bool
+    executable: bool
+    action_requires: bool
+
+
+def _entry(registry: ToolRegistry, tool: str) -> _Entry:
+    spec = registry.spec(tool)
+    return _Entry(
+        name=tool,
+        enabled=spec.enabled,
+        check=compile_requirement(tool_requirement(registry, tool), tool),
+        dynamic=registry.is_dynamic(tool),
+        executable=not spec.enabled or (registry.has_functions(tool) and registry.module_findable(tool)),
+        action_requires=bool(spec.action_requires),
+    )
+
+
+def _diagnose_entry(
+    registry: ToolRegistry, check: PolicyCheck, ctx: AvailabilityContext, entry: _Entry
+) -> list[Diagnostic]:
+    if not entry.enabled:
+        return _DISABLED
+    blocked = check(entry.name)
+    if blocked is not None:
+        return [blocked]
+    result = entry.check(ctx)
+    return result + registry.live_diagnostics(entry.name) if entry.dynamic else result
+
+
 def diagnose(
     registry: ToolRegistry, policy: Policy | PolicyCheck, ctx: AvailabilityContext, tool: str
 ) -> list[Diagnostic]:
     """Why ``tool`` cannot be offered now (empty: it can). ``policy`` may be a compiled checker."""
-    if not registry.spec(tool).enabled:
-        return _DISABLED
     check = policy.compiled(registry.manifest.profiles) if isinstance(policy, Policy) else policy
-    blocked = check(tool)
-    if blocked is not None:
-        return [blocked]
-    checker = registry.checker(tool, lambda: compile_requirement(tool_requirement(registry, tool), tool))
-    result: list[Diagnostic] = checker(ctx)
-    return result + registry.live_diagnostics(tool) if registry.is_dynamic(tool) else result
+    return _diagnose_entry(registry, check, ctx, registry.prepared(tool, _entry))
 
 
 def diagnose_action(registry: ToolRegistry, ctx: AvailabilityContext, tool: str, action_name: str) -> list[Diagnostic]:
@@ -86,24 +115,25 @@ def plan(
     ``ctx.bridges`` is taken from the registry, and ``ctx.tool_config`` from its effective configs.
     """
     base = ctx or AvailabilityContext()
-    ctx = replace(base, bridges=base.bridges | registry.bridge_names(), tool_config=registry.effective_config)
+    ctx = replace(base, bridges=base.bridges | registry.bridge_names(), tool_config=registry.config_view)
     result = Plan()
     names = registry.tool_names(include_disabled=True) if tools is None else list(tools)
     check = policy.compiled(registry.manifest.profiles)
     for tool in names:
-        problems = diagnose(registry, check, ctx, tool)
+        entry = registry.prepared(tool, _entry)
+        problems = _diagnose_entry(registry, check, ctx, entry)
         if problems:
             result.hidden[tool] = problems
             continue
-        if not registry.has_functions(tool) or not registry.module_findable(tool):
+        if not entry.executable:
             raise ContractError(
                 f"tool '{tool}' is visible but has no executor (module '{registry.spec(tool).module}' "
                 "not found or no functions); run `weclaw validate`"
             )
         result.visible.append(tool)
-        spec = registry.spec(tool)
-        if not spec.action_requires:
+        if not entry.action_requires:
             continue
+        spec = registry.spec(tool)
         for action_name in spec.action_requires:
             problems = diagnose_action(registry, ctx, tool, action_name)
             if problems:

@@ -14,7 +14,8 @@ import threading
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
@@ -23,6 +24,7 @@ from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.toolkit.manifest import Manifest, ToolSpec, format_validation_error, load_manifest
 
 log = logging.getLogger("weclaw.registry")
+T = TypeVar("T")
 
 MAX_FUNCTION_NAME = 64
 
@@ -70,6 +72,7 @@ class ToolRegistry:
         self._load_lock = threading.Lock()
         self._findable: dict[str, bool] = {}
         self._checkers: dict[str, Any] = {}
+        self._configs: dict[str, Mapping[str, Any]] = {}
         for name, spec in self._specs.items():
             if spec.enabled:
                 self._add_functions(name, spec.actions)
@@ -129,20 +132,31 @@ class ToolRegistry:
                     return a.risk
         return declared
 
-    def checker(self, tool: str, build: Callable[[], Any]) -> Any:
-        """The compiled availability checker of ``tool`` (built once by the planner, cached here)."""
+    def prepared(self, tool: str, build: Callable[[ToolRegistry, str], T]) -> T:
+        """What the planner prepared for ``tool`` (compiled availability etc.), cached until the tool changes."""
         found = self._checkers.get(tool)
         if found is None:
-            found = self._checkers[tool] = build()
-        return found
+            found = self._checkers[tool] = build(self, tool)
+        return cast(T, found)
 
     # --- config ---------------------------------------------------------------------------------
     def effective_config(self, tool: str) -> dict[str, Any]:
-        return {**self.spec(tool).config, **self._config_overrides.get(tool, {})}
+        """tools.json's config with the user's overrides on top (a fresh dict)."""
+        return dict(self.config_view(tool))
+
+    def config_view(self, tool: str) -> Mapping[str, Any]:
+        """A cached read-only view of :meth:`effective_config` (availability checks run every round)."""
+        found = self._configs.get(tool)
+        if found is None:
+            found = self._configs[tool] = MappingProxyType(
+                {**self.spec(tool).config, **self._config_overrides.get(tool, {})}
+            )
+        return found
 
     def set_config_overrides(self, tool: str, values: Mapping[str, Any]) -> None:
         """Apply user settings to a tool; a loaded tool is rebuilt on next use."""
         self._config_overrides[tool] = dict(values)
+        self._configs.pop(tool, None)
         if tool in self._tools and tool not in self._dynamic:
             del self._tools[tool]
             self._defs_cache.pop(tool, None)
@@ -256,6 +270,7 @@ class ToolRegistry:
         self._add_functions(tool, spec.actions)
         self._specs[tool] = spec
         self._checkers.pop(tool, None)
+        self._configs.pop(tool, None)
         self._dynamic.add(tool)
         instance.name = tool
         instance.set_bridges(self._bridges_for(tool))
@@ -269,6 +284,7 @@ class ToolRegistry:
             self._functions.pop(fn, None)
         self._specs.pop(tool, None)
         self._checkers.pop(tool, None)
+        self._configs.pop(tool, None)
         self._tools.pop(tool, None)
         self._defs_cache.pop(tool, None)
         self._dynamic.discard(tool)
