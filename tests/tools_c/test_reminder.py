@@ -17,7 +17,7 @@ from weclaw_desktop.toolkit.base import ToolStatus
 from weclaw_desktop.tools._db import forget_database
 from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
 from weclaw_desktop.tools.reminder_store import ReminderStore, next_cron
-from weclaw_desktop.tools.schedule_time import local_zone
+from weclaw_desktop.tools.timeparse import local_zone
 
 TZ = "Asia/Shanghai"
 

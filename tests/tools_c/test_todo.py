@@ -9,7 +9,7 @@ from tools_c.support_c import Caller
 
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.base import ToolStatus
-from weclaw_desktop.tools.schedule_time import local_zone
+from weclaw_desktop.tools.timeparse import local_zone
 from weclaw_desktop.tools.todo import TodoStore
 
 TZ = "Asia/Shanghai"
