@@ -46,6 +46,10 @@ SHANGHAI = local_zone("Asia/Shanghai")
         # forms the merge added
         ("tomorrow 3pm", datetime(2025, 6, 2, 15, 0, tzinfo=SH), False),
         ("today 9:15 am", datetime(2025, 6, 1, 9, 15, tzinfo=SH), False),
+        ("today 9:15 pm", datetime(2025, 6, 1, 21, 15, tzinfo=SH), False),
+        ("tomorrow at 12 a.m.", datetime(2025, 6, 2, 0, 0, tzinfo=SH), False),
+        ("2025-03-05 09", datetime(2025, 3, 5, 9, 0, tzinfo=SH), False),
+        ("20250305", datetime(2025, 3, 5, tzinfo=SH), True),
         ("后天 下午3点半", datetime(2025, 6, 3, 15, 30, tzinfo=SH), False),
         ("半小时后", datetime(2025, 6, 1, 12, 30, tzinfo=SH), False),
         ("二十分钟以前", datetime(2025, 6, 1, 11, 40, tzinfo=SH), False),
@@ -184,6 +188,8 @@ def test_absolute_times_in_a_zone() -> None:
         ("明天 9点", datetime(2026, 12, 1, 9, 0, tzinfo=SH), True),
         ("tomorrow 3pm", datetime(2026, 12, 1, 15, 0, tzinfo=SH), True),
         ("12月5日", datetime(2026, 12, 5, tzinfo=SH), False),
+        ("2026-12-01 09", datetime(2026, 12, 1, 9, 0, tzinfo=SH), True),
+        ("friday 6pm", datetime(2026, 12, 4, 18, 0, tzinfo=SH), True),
         ("2026年12月5日 下午3点", datetime(2026, 12, 5, 15, 0, tzinfo=SH), True),
         ("3 weeks from 2026-12-01", datetime(2026, 12, 22, tzinfo=SH), False),
         ("3时", datetime(2026, 11, 30, 23, 0, tzinfo=SH), True),  # a delay of 3 hours, as it always was here
@@ -205,6 +211,8 @@ def test_schedule_time_errors_say_what_is_accepted() -> None:
         TimeInputError, match=r"'tomorrow' does not say when; give the time of day too \(e.g. 'tomorrow 09:00'\)"
     ):
         parse_schedule_time("tomorrow", SH, now)
+    with pytest.raises(TimeInputError, match="'20' is a bare number; say what it counts"):
+        parse_schedule_time("20", SH, now)  # dateutil alone would read it as the 20th
     with pytest.raises(TimeInputError, match="the time is empty"):
         parse_schedule_time("   ", SH, now)
     with pytest.raises(TimeInputError, match="'25:00' has an invalid time of day"):

@@ -280,7 +280,7 @@ _RELATIVE_AGO = re.compile(r"^(.+?)\s*(?:ago|before now|以前|之前|前)$", re
 _RELATIVE_IN = re.compile(r"^(?:in\s+(.+)|(.+?)\s*(?:later|以后|之后|后))$", re.I)
 _CN_DATE = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?")
 _CN_TIME = re.compile(r"(上午|下午|晚上|早上|中午|凌晨)?\s*(\d{1,2})\s*[点时:：]\s*(?:(\d{1,2})\s*分?|半)?")
-_AMPM = re.compile(r"(\d{1,2})(?:[:：](\d{2}))?\s*([ap])\.?m\.?", re.I)
+_AMPM = re.compile(r"(?<!\d)(\d{1,2})(?:[:：](\d{2}))?\s*([ap])\.?m\b\.?", re.I)
 
 
 def parse_moment(text: str | None, tz: tzinfo, *, now: datetime | None = None) -> tuple[datetime, bool]:
@@ -312,7 +312,7 @@ def parse_moment(text: str | None, tz: tzinfo, *, now: datetime | None = None) -
             return base + delta, date_only
     try:
         parsed = datetime.fromisoformat(raw)
-        return _attach(parsed, tz), "T" not in raw.upper() and ":" not in raw
+        return _attach(parsed, tz), not re.search(r"\d[T ]\d", raw, re.I)  # 2025-03-05 09 has a time
     except ValueError:
         pass
     cn = _parse_day_and_time(raw, current)
@@ -338,7 +338,7 @@ def _attach(value: datetime, tz: tzinfo) -> datetime:
 
 def _clock(text: str, *, whole: bool) -> tuple[int, int] | None:
     """Hour and minute of ``14:30``, ``下午3点半``, ``3pm``, ``9:15 am`` (``whole``: nothing else around it)."""
-    for pattern in (_CN_TIME, _AMPM):
+    for pattern in (_AMPM, _CN_TIME):  # am/pm first: 9:15 pm is not 9:15
         match = pattern.fullmatch(text) if whole else pattern.search(text)
         if match is None:
             continue
@@ -381,6 +381,7 @@ def _parse_day_and_time(raw: str, current: datetime) -> tuple[datetime, bool] | 
         except ValueError as exc:
             raise TimeInputError(f"'{raw}' is not a real date ({exc}).") from None
         rest = raw[match.end() :]
+    rest = re.sub(r"^\s*at\s+", "", rest, flags=re.I)  # tomorrow at 9am
     clock = _clock(rest.strip(), whole=False) if rest.strip() else None
     if clock is None:
         if rest.strip():
@@ -404,6 +405,8 @@ def parse_schedule_time(text: str, tz: tzinfo, now: datetime | None = None) -> t
     current = (now or datetime.now(UTC)).astimezone(tz)
     if not raw:
         raise TimeInputError("the time is empty")
+    if re.fullmatch(r"[+-]?\d+(?:\.\d+)?", raw):
+        raise TimeInputError(f"'{raw}' is a bare number; say what it counts: '{raw} minutes', '{raw}:00' or a date")
     bare = _DELAY_HINT.sub("", raw)
     terms = None if _CN_DATE.search(raw) else _duration_terms(bare)  # 12月5日 is a date, not 12 months 5 days
     if terms is not None:  # before clock times: 3时 is 3 hours here, as it always was for reminders
