@@ -9,7 +9,6 @@ import pytest
 from tools_b.conftest import Run
 
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
-from weclaw_desktop.tools.timeparse import TimeInputError, parse_duration, parse_moment, resolve_zone
 
 SH = ZoneInfo("Asia/Shanghai")
 
@@ -137,38 +136,3 @@ async def test_diff_bad_inputs(drun: Run) -> None:
     assert res.status is ToolStatus.ERROR and "'2025-02-30'" in res.output
     res = await drun("datetime_diff", start="9999-12-01", add="2 months")
     assert res.status is ToolStatus.ERROR and "outside the calendar" in res.output
-
-
-# --- the parsers --------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("text", "expected", "date_only"),
-    [
-        ("2025-03-05", datetime(2025, 3, 5, tzinfo=SH), True),
-        ("2025-03-05T10:00Z", datetime(2025, 3, 5, 18, 0, tzinfo=SH), False),
-        ("March 5 2025 3pm", datetime(2025, 3, 5, 15, 0, tzinfo=SH), False),
-        ("2025年3月5日", datetime(2025, 3, 5, tzinfo=SH), True),
-        ("2025年3月5日 14:30", datetime(2025, 3, 5, 14, 30, tzinfo=SH), False),
-        ("tomorrow", datetime(2025, 6, 2, tzinfo=SH), True),
-        ("明天 9点", datetime(2025, 6, 2, 9, 0, tzinfo=SH), False),
-        ("2 days ago", datetime(2025, 5, 30, 12, 0, tzinfo=SH), False),
-        ("in 3 hours", datetime(2025, 6, 1, 15, 0, tzinfo=SH), False),
-        ("3天后", datetime(2025, 6, 4, 12, 0, tzinfo=SH), False),
-        ("2 weeks from 2025-01-01", datetime(2025, 1, 15, tzinfo=SH), True),
-    ],
-)
-def test_parse_moment(text: str, expected: datetime, date_only: bool) -> None:
-    now = datetime(2025, 6, 1, 12, 0, tzinfo=SH)
-    assert parse_moment(text, SH, now=now) == (expected, date_only)
-
-
-def test_parse_duration_and_zones() -> None:
-    assert parse_duration("1h30m").hours == 1 and parse_duration("1h30m").minutes == 30
-    assert parse_duration("两周").days == 14
-    assert parse_duration("-90 minutes").hours == -1
-    with pytest.raises(TimeInputError):
-        parse_duration("1.5 months")
-    assert str(resolve_zone("pst")) == "America/Los_Angeles"
-    assert str(resolve_zone("new_york")) == "America/New_York"
-    assert resolve_zone("UTC-3").utcoffset(None) == timedelta(hours=-3)
-    with pytest.raises(TimeInputError, match="valid UTC offset"):
-        resolve_zone("UTC+15")

@@ -17,7 +17,7 @@ from weclaw_desktop.toolkit.base import ToolStatus
 from weclaw_desktop.tools._db import forget_database
 from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
 from weclaw_desktop.tools.reminder_store import ReminderStore, next_cron
-from weclaw_desktop.tools.schedule_time import local_zone
+from weclaw_desktop.tools.timeparse import local_zone
 
 TZ = "Asia/Shanghai"
 
@@ -80,6 +80,29 @@ async def test_absolute_time_is_stored_utc_and_shown_local(rem: Caller) -> None:
     assert made.succeeded, made.output
     assert made.data["due_utc"] == datetime(year, 3, 1, 1, 0, tzinfo=UTC).timestamp()  # 09:00 +08:00
     assert f"{year}-03-01 09:00" in made.output and made.data["timezone"] == TZ
+
+
+async def test_chinese_and_english_phrasings_from_the_shared_parser(rem: Caller) -> None:
+    zone = local_zone(TZ)
+    before = time.time()
+    half = await rem("reminder_create", message="关火", after="半小时")
+    assert half.succeeded, half.output
+    assert before + 1800 <= half.data["due_utc"] <= time.time() + 1800
+    tomorrow = (datetime.now(zone) + timedelta(days=1)).date()
+    made = await rem("reminder_create", message="开会", at="明天 下午3点")
+    assert made.succeeded, made.output
+    assert datetime.fromtimestamp(made.data["due_utc"], zone) == datetime(
+        tomorrow.year, tomorrow.month, tomorrow.day, 15, 0, tzinfo=zone
+    )
+    made = await rem("reminder_create", message="call", at="tomorrow at 9am")
+    assert made.succeeded, made.output
+    assert datetime.fromtimestamp(made.data["due_utc"], zone) == datetime(
+        tomorrow.year, tomorrow.month, tomorrow.day, 9, 0, tzinfo=zone
+    )
+    bare = await rem("reminder_create", message="x", at="明天")
+    assert bare.status is ToolStatus.ERROR and "give the time of day too" in bare.output
+    months = await rem("reminder_create", message="x", after="3 months")
+    assert months.status is ToolStatus.ERROR and "counts months or years" in months.output
 
 
 async def test_cron_reminder_first_occurrence(rem: Caller) -> None:

@@ -9,7 +9,7 @@ from tools_c.support_c import Caller
 
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.base import ToolStatus
-from weclaw_desktop.tools.schedule_time import local_zone
+from weclaw_desktop.tools.timeparse import local_zone
 from weclaw_desktop.tools.todo import TodoStore
 
 TZ = "Asia/Shanghai"
@@ -125,3 +125,16 @@ async def test_remove_bad_ids_remove_nothing(todo: Caller, db: Database) -> None
     empty = await todo("todo_remove", ids=[])
     assert empty.status is ToolStatus.ERROR
     assert await _all(db) == [(a, "A", False)]
+
+
+async def test_due_dates_in_user_words(todo: Caller) -> None:
+    zone = local_zone(TZ)
+    tomorrow = (datetime.now(zone) + timedelta(days=1)).date()
+    timed = await todo("todo_add", text="交报告", due="明天 18:00")
+    assert timed.succeeded, timed.output
+    assert timed.data["due"].startswith(f"{tomorrow:%Y-%m-%d} 18:00")
+    dated = await todo("todo_add", text="Renew passport", due="12月31日")
+    assert dated.succeeded, dated.output
+    assert dated.data["due"].startswith(f"{datetime.now(zone).year}-12-31") and ":" not in dated.data["due"]
+    bare = await todo("todo_add", text="x", due="15")
+    assert bare.status is ToolStatus.ERROR and "'15' is a bare number" in bare.output

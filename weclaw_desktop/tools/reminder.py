@@ -16,14 +16,14 @@ from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolRe
 from weclaw_desktop.tools._db import tool_database
 from weclaw_desktop.tools.reminder_scheduler import delivery_status, reminders_changed
 from weclaw_desktop.tools.reminder_store import CronError, ReminderStore, check_cron, next_cron
-from weclaw_desktop.tools.schedule_time import (
-    TimeParseError,
+from weclaw_desktop.tools.timeparse import (
+    TimeInputError,
     format_local,
     local_zone,
-    parse_datetime,
-    parse_duration,
+    parse_delay,
+    parse_schedule_time,
     to_epoch,
-    zone_name,
+    zone_label,
 )
 
 MAX_AHEAD = timedelta(days=5 * 366)
@@ -45,13 +45,13 @@ class CreateParams(BaseModel):
     at: str = Field(
         default="",
         max_length=60,
-        description="Local date and time to remind at, ISO 8601: '2026-12-01 09:00'; or a time today/tomorrow "
-        "'18:30'. Use this OR after OR cron.",
+        description="Local date and time to remind at, ISO 8601: '2026-12-01 09:00'; a time today/tomorrow "
+        "'18:30' or '下午3点'; or a day with a time: '明天 9点', 'tomorrow 3pm'. Use this OR after OR cron.",
     )
     after: str = Field(
         default="",
         max_length=60,
-        description="Remind after this delay from now: '20 minutes', '1h30m', '2 days', '20分钟'. Use this OR at OR cron.",
+        description="Remind after this delay from now: '20 minutes', '1h30m', '2 days', '20分钟', '半小时'. Use this OR at OR cron.",
     )
     cron: str = Field(
         default="",
@@ -92,7 +92,7 @@ class ReminderTool(BaseTool):
     def _tz(self) -> tzinfo:
         try:
             return local_zone(self.config.timezone)
-        except TimeParseError as exc:
+        except TimeInputError as exc:
             raise ToolError(f"The reminder tool's timezone setting is wrong: {exc}") from None
 
     @staticmethod
@@ -116,15 +116,15 @@ class ReminderTool(BaseTool):
                 kind, cron = "cron", check_cron(params.cron)
                 due = next_cron(cron, tz, now.timestamp())
             elif params.after.strip():
-                due = to_epoch(now + parse_duration(params.after))
+                due = to_epoch(now + parse_delay(params.after))
             else:
-                when, has_time = parse_datetime(params.at, tz, now)
+                when, has_time = parse_schedule_time(params.at, tz, now)
                 if not has_time:
                     raise ToolError(
                         f"'{params.at}' is a date without a time of day. Give the time too, e.g. '{params.at.strip()} 09:00'."
                     )
                 due = to_epoch(when)
-        except (TimeParseError, CronError) as exc:
+        except (TimeInputError, CronError) as exc:
             raise ToolError(f"{exc}. No reminder was created.") from None
         if due <= now.timestamp():
             raise ToolError(
@@ -140,14 +140,14 @@ class ReminderTool(BaseTool):
                 f"There are already {active} active reminders (the limit is {self.config.max_active}). "
                 "Cancel some with reminder_cancel first."
             )
-        reminder = await store.db.run(store.create, message, kind, cron, zone_name(tz), due, ctx.origin.value)
+        reminder = await store.db.run(store.create, message, kind, cron, zone_label(tz), due, ctx.origin.value)
         reminders_changed(store.db.path)
         deliverable, how = delivery_status(store.db.path)
         local = format_local(due, tz)
         what = f"every '{cron}', first on {local}" if kind == "cron" else local
         return ToolResult.ok(
-            f"Reminder #{reminder.id} set: {message} — {what} ({zone_name(tz)}). {how}",
-            data={**reminder.data(tz), "timezone": zone_name(tz), "can_notify_now": deliverable},
+            f"Reminder #{reminder.id} set: {message} — {what} ({zone_label(tz)}). {how}",
+            data={**reminder.data(tz), "timezone": zone_label(tz), "can_notify_now": deliverable},
         )
 
     @action(
@@ -166,7 +166,7 @@ class ReminderTool(BaseTool):
         lines = "\n".join(r.line(tz) for r in reminders)
         footer = "" if deliverable or params.status == "done" else f"\nNote: {how}"
         return ToolResult.ok(
-            f"{len(reminders)} reminder{'s' if len(reminders) != 1 else ''} ({zone_name(tz)} time):\n{lines}{footer}",
+            f"{len(reminders)} reminder{'s' if len(reminders) != 1 else ''} ({zone_label(tz)} time):\n{lines}{footer}",
             data={"reminders": [r.data(tz) for r in reminders], "can_notify_now": deliverable},
         )
 

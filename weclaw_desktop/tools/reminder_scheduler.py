@@ -32,7 +32,7 @@ from typing import Any
 from weclaw_desktop.bridges.protocols import NotifierBridge
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.tools.reminder_store import Reminder, ReminderStore
-from weclaw_desktop.tools.schedule_time import format_local
+from weclaw_desktop.tools.timeparse import format_local
 
 log = logging.getLogger("weclaw.reminders")
 

@@ -19,7 +19,7 @@ from typing import Any
 from croniter import croniter
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
-from weclaw_desktop.tools.schedule_time import format_local, from_epoch, local_zone, to_epoch
+from weclaw_desktop.tools.timeparse import format_local, from_epoch, local_zone, to_epoch
 
 COMPONENT = "reminders"
 MIN_CRON_INTERVAL_S = 60.0

@@ -13,12 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools._db import tool_database
-from weclaw_desktop.tools.schedule_time import (
-    TimeParseError,
+from weclaw_desktop.tools.timeparse import (
+    TimeInputError,
     end_of_day,
     format_local,
     local_zone,
-    parse_datetime,
+    parse_schedule_time,
     to_epoch,
 )
 
@@ -63,8 +63,8 @@ class AddParams(BaseModel):
     due: str = Field(
         default="",
         max_length=60,
-        description="Optional due date or time in local time: '2026-12-01', '2026-12-01 18:00', or "
-        "'in 3 days' ('' = no due date)",
+        description="Optional due date or time in local time: '2026-12-01', '2026-12-01 18:00', '明天 18:00', "
+        "'12月5日', or 'in 3 days' ('' = no due date)",
     )
     priority: Literal["low", "normal", "high"] = Field(default="normal", description="How important it is")
     notes: str = Field(default="", max_length=2000, description="Optional details")
@@ -212,7 +212,7 @@ class TodoTool(BaseTool):
     def _tz(self) -> tzinfo:
         try:
             return local_zone(self.config.timezone)
-        except TimeParseError as exc:
+        except TimeInputError as exc:
             raise ToolError(f"The todo tool's timezone setting is wrong: {exc}") from None
 
     @staticmethod
@@ -243,8 +243,8 @@ class TodoTool(BaseTool):
         has_time = False
         if params.due.strip():
             try:
-                when, has_time = parse_datetime(params.due, tz)
-            except TimeParseError as exc:
+                when, has_time = parse_schedule_time(params.due, tz)
+            except TimeInputError as exc:
                 raise ToolError(f"Bad due date: {exc}. Nothing was added.") from None
             if not has_time:
                 when = end_of_day(when.date(), tz)
