@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
 from weclaw_desktop.tools.textio import sniff
 
 IS_WINDOWS = sys.platform == "win32"
@@ -243,3 +244,28 @@ def format_outcome(outcome: ProcessOutcome, title: str) -> str:
     if not stdout and not stderr:
         parts.append("(no output)")
     return "\n".join(parts)
+
+
+def outcome_result(
+    outcome: ProcessOutcome, text: str, cwd: Path, files: list[str], *, failure_hint: str | None = None
+) -> ToolResult:
+    """The ToolResult of a finished child process: text, exit data, produced files, timeout status.
+
+    A non-zero exit is a failure only when ``failure_hint`` is given (a Python snippet that raised); a shell
+    command's exit code is information the model reads (grep finding nothing exits 1).
+    """
+    data = {
+        "exit_code": outcome.exit_code,
+        "timed_out": outcome.timed_out,
+        "duration_s": round(outcome.duration_s, 3),
+        "cwd": str(cwd),
+        "truncated": outcome.truncated,
+    }
+    if outcome.timed_out:
+        result = ToolResult.fail(text, status=ToolStatus.TIMEOUT, data=data)
+    elif failure_hint is not None and outcome.exit_code != 0:
+        result = ToolResult.fail(f"{text}\n{failure_hint}", data=data)
+    else:
+        result = ToolResult.ok(text, data=data, files=files)
+    result.truncated = outcome.truncated
+    return result

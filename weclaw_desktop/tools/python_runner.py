@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, ToolStatus, action
+from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.pathguard import RELATIVE_NOTE, PathGuard
-from weclaw_desktop.tools.procrun import format_outcome, produced, run_process, snapshot
+from weclaw_desktop.tools.procrun import format_outcome, outcome_result, produced, run_process, snapshot
 from weclaw_desktop.tools.pyexec import FLAG
 from weclaw_desktop.tools.safe_env import safe_env
 
@@ -100,18 +100,4 @@ class PythonRunnerTool(BaseTool):
         if timeout < params.timeout_s:
             outcome.notes.append(f"timeout capped at {timeout:g} s")
         text = format_outcome(outcome, f"python snippet ({len(params.code.splitlines())} lines, in {cwd})")
-        data = {
-            "exit_code": outcome.exit_code,
-            "timed_out": outcome.timed_out,
-            "duration_s": round(outcome.duration_s, 3),
-            "cwd": str(cwd),
-            "truncated": outcome.truncated,
-        }
-        if outcome.timed_out:
-            result = ToolResult.fail(text, status=ToolStatus.TIMEOUT, data=data)
-        elif outcome.exit_code != 0:
-            result = ToolResult.fail(text + "\nThe script failed; fix the code and run again.", data=data)
-        else:
-            result = ToolResult.ok(text, data=data, files=files)
-        result.truncated = outcome.truncated
-        return result
+        return outcome_result(outcome, text, cwd, files, failure_hint="The script failed; fix the code and run again.")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, ToolStatus, action
+from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.pathguard import RELATIVE_NOTE, PathGuard
-from weclaw_desktop.tools.procrun import IS_WINDOWS, format_outcome, produced, run_process, snapshot
+from weclaw_desktop.tools.procrun import IS_WINDOWS, format_outcome, outcome_result, produced, run_process, snapshot
 from weclaw_desktop.tools.safe_env import safe_env
 
 
@@ -86,16 +86,4 @@ class ShellTool(BaseTool):
             outcome.notes.append(f"timeout capped at {timeout:g} s")
         files = produced(before, await asyncio.to_thread(snapshot, cwd))
         text = format_outcome(outcome, f"$ {params.command}  (in {cwd})")
-        data = {
-            "exit_code": outcome.exit_code,
-            "timed_out": outcome.timed_out,
-            "duration_s": round(outcome.duration_s, 3),
-            "cwd": str(cwd),
-            "truncated": outcome.truncated,
-        }
-        if outcome.timed_out:
-            result = ToolResult.fail(text, status=ToolStatus.TIMEOUT, data=data)
-        else:
-            result = ToolResult.ok(text, data=data, files=files)
-        result.truncated = outcome.truncated
-        return result
+        return outcome_result(outcome, text, cwd, files)
