@@ -28,6 +28,7 @@ from weclaw_desktop.ui.tool_board import CallInfo
 from weclaw_desktop.ui.tool_panel import call_status_text
 
 PREVIEW_CHARS = 360
+PREVIEW_LINES = 8
 
 
 @dataclass
@@ -48,8 +49,26 @@ def _pretty_arguments(raw: str) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def result_text(call: CallInfo) -> str:
+    """What the card shows of a result: the tool's own words. The model's copy also carries the
+    structured data as one JSON line ("data: {...}") and the produced files ("files: ..."); the card
+    leaves those out (the files have their own rows with buttons)."""
+    if call.status != "success" and call.error:
+        return call.error
+    kept = [
+        line
+        for line in call.output.splitlines()
+        if not (line.startswith("data: {") or line.startswith("data: [") or (call.files and line.startswith("files: ")))
+    ]
+    return "\n".join(kept)
+
+
 def _preview(text: str) -> str:
     text = text.strip()
+    lines = text.splitlines()
+    if len(lines) > PREVIEW_LINES:
+        more = len(lines) - PREVIEW_LINES
+        text = "\n".join(lines[:PREVIEW_LINES]) + "\n" + tr("card.more_lines", n=more)
     if len(text) <= PREVIEW_CHARS:
         return text
     return text[:PREVIEW_CHARS].rstrip() + " …"
@@ -132,14 +151,18 @@ class ToolCallCard(QFrame):
         self.status.setText(call_status_text(call))
         self.status.setStyleSheet(f"color:{color};")
         running = call.status == "running"
-        self.progress.setVisible(running and call.fraction is not None)
+        self.progress.setVisible(running)
         if call.fraction is not None:
+            self.progress.setRange(0, 1000)
             self.progress.setValue(round(max(0.0, min(1.0, call.fraction)) * 1000))
+        elif running:
+            self.progress.setRange(0, 0)  # busy: the tool reports no fraction
         if call.status == "awaiting_approval":
             self._set_result(tr("card.approve_hint"), theme.colors().warning)
         elif call.finished:
-            text = call.error if call.status != "success" and call.error else call.output
-            self._set_result(_preview(text), theme.colors().danger if call.status in ("error", "timeout") else None)
+            self._set_result(
+                _preview(result_text(call)), theme.colors().danger if call.status in ("error", "timeout") else None
+            )
             if call.files and not self._file_rows:
                 self._add_files([Path(f) for f in call.files])
         else:

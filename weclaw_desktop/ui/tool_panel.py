@@ -7,6 +7,8 @@ the policy enforces it) and the board is refreshed.
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import Callable, Iterable
 
@@ -41,7 +43,19 @@ def format_seconds(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-def call_status_text(call: CallInfo) -> str:
+#: A progress message that starts by repeating the elapsed time ("running 3 s: 7/36 files"); the
+#: status text already shows the elapsed time, so the repeat is dropped.
+_ELAPSED_PREFIX = re.compile(r"^\s*running\s+\d+(?:\.\d+)?\s*s\b[:\s]*", re.IGNORECASE)
+
+
+def progress_message(call: CallInfo) -> str:
+    """The call's progress message without a leading "running N s" (the elapsed time is shown anyway)."""
+    return _ELAPSED_PREFIX.sub("", call.message or "").strip()
+
+
+def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
+    """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms". ``compact`` (the narrow tool panel) leaves
+    out the progress message and a finished call's duration; the tooltip carries them."""
     text = tr(f"status.{call.status}")
     elapsed = call.elapsed_s()
     if call.status == "running":
@@ -49,9 +63,10 @@ def call_status_text(call: CallInfo) -> str:
             text += f" {format_seconds(elapsed)}"
         if call.fraction is not None:
             text += f" · {call.fraction * 100:.0f}%"
-        if call.message:
-            text += f" · {call.message}"
-    elif call.finished and elapsed is not None and call.status != "denied":
+        message = progress_message(call)
+        if message and not compact:
+            text += f" · {message}"
+    elif call.finished and elapsed is not None and call.status != "denied" and not compact:
         text += f" · {format_seconds(elapsed)}"
     return text
 
@@ -134,6 +149,8 @@ class ToolPanel(QDockWidget):
             [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
         )
         self.calls.setUniformRowHeights(True)
+        self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the error elides
         self.calls.header().setStretchLastSection(True)
         self.tabs.addTab(self.calls, tr("panel.tab.calls"))
         self.tabs.currentChanged.connect(self._tab_changed)
@@ -224,7 +241,7 @@ class ToolPanel(QDockWidget):
             item.setCheckState(0, Qt.CheckState.Unchecked if row.state == "off" else Qt.CheckState.Checked)
         call = row.active[-1] if row.active else row.last
         if call is not None and (not call.finished or row.state != "hidden"):
-            text = call_status_text(call)
+            text = call_status_text(call, compact=True)
             color = theme.status_color(call.status)
             item.setIcon(1, icons.status_icon(call.status))
         else:
@@ -232,7 +249,8 @@ class ToolPanel(QDockWidget):
             color = {"exposed": c.accent, "available": c.success, "hidden": c.muted, "off": c.muted}[row.state]
             item.setIcon(1, QIcon(icons.status_icon("queued")) if row.state == "exposed" else QIcon())
         if row.state == "exposed" and (call is None or call.finished):
-            text = tr("panel.state.exposed") + (f" · {call_status_text(call)}" if call else "")
+            # "Offered now · Succeeded": the duration would not fit the narrow column (it is in the tooltip)
+            text = tr("panel.state.exposed") + (f" · {tr(f'status.{call.status}')}" if call else "")
         item.setText(1, text)
         item.setForeground(1, QBrush(QColor(color)))
         item.setForeground(0, QBrush(QColor(c.muted if row.state in ("hidden", "off") else c.text)))
@@ -252,6 +270,9 @@ class ToolPanel(QDockWidget):
                     lines.append(tr("panel.tip.todo", hint=hint))
         else:
             lines.append(tr(f"panel.tip.{row.state}"))
+        call = row.active[-1] if row.active else row.last
+        if call is not None:
+            lines.append(html.escape(call_status_text(call)))
         if row.calls:
             lines.append(tr("panel.tip.calls", n=row.calls))
         return "<br>".join(lines)
