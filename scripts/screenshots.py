@@ -221,6 +221,9 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     await asyncio.sleep(0.3)
     await save(window, "main")
     await save(window.tool_panel, "tool-panel")
+    window.tool_panel.tree.scrollToBottom()  # the hidden tool (e-mail: not set up) is at the end
+    await save(window.tool_panel, "tool-panel-end")
+    window.tool_panel.tree.scrollToTop()
     dialog = dialogs[0]
     await save(dialog, "approval")
     dialog.deny_button.click()

@@ -3,7 +3,6 @@ a preview of the result, and the files it produced with "Open" and "Send to phon
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui.arguments import readable_arguments
 from weclaw_desktop.ui.i18n import pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo
 from weclaw_desktop.ui.tool_panel import call_status_text
@@ -39,14 +39,6 @@ class CardActions:
     open_path: Callable[[Path], None]
     reveal_path: Callable[[Path], None]
     send_to_phone: Callable[[list[Path]], None] | None = None
-
-
-def _pretty_arguments(raw: str) -> str:
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        return raw
-    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def result_text(call: CallInfo) -> str:
@@ -112,7 +104,7 @@ class ToolCallCard(QFrame):
         header.addWidget(self.toggle)
         outer.addLayout(header)
 
-        self.arguments = QLabel(_pretty_arguments(call.arguments))
+        self.arguments = QLabel(readable_arguments(call.arguments))
         self.arguments.setFont(theme.mono_font())
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arguments.setWordWrap(True)
