@@ -227,7 +227,8 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     dialog = dialogs[0]
     await save(dialog, "approval")
     dialog.deny_button.click()
-    window.controller.stop()
+    await until(lambda: window.board.rows["shell"].last.status == "denied")  # type: ignore[union-attr]
+    window.controller.stop()  # the running script is cancelled
     await until(lambda: not window.composer.busy)
     window.chat.verticalScrollBar().setValue(0)
     await save(window, "main-report")

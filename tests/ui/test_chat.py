@@ -118,7 +118,8 @@ async def test_stop_cancels_a_running_tool(make_window: Any, fake_openai: FakeOp
     assert WorkTool.cancelled == 1
     assert card.call.status == "cancelled"
     assert card.status.text().startswith("Cancelled")
-    assert window.tool_panel.status_text("work").startswith("Offered now · Cancelled")
+    assert window.tool_panel.status_text("work") == "Cancelled"  # compact: no duration in the narrow panel
+    assert "Offered to the model" in window.tool_panel.tooltip_for("work")
     assert window.board.running_count() == 0
 
 

@@ -33,6 +33,7 @@ from weclaw_desktop.ui.i18n import TABLE, language, pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
+NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon spacing)
 
 
 def format_seconds(seconds: float) -> str:
@@ -148,10 +149,17 @@ class ToolPanel(QDockWidget):
         self.calls.setHeaderLabels(
             [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
         )
-        self.calls.setUniformRowHeights(True)
+        self.calls.setIndentation(0)
         self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # the error elides
-        self.calls.header().setStretchLastSection(True)
+        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the dock is narrow: time and status keep their width, the function name elides, and an error
+        # is shown on its own line under its call (column 3 keeps it for the tooltip and for tests)
+        calls_header = self.calls.header()
+        calls_header.setStretchLastSection(False)
+        calls_header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        calls_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        calls_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.calls.setColumnHidden(3, True)
         self.tabs.addTab(self.calls, tr("panel.tab.calls"))
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setWidget(body)
@@ -192,6 +200,13 @@ class ToolPanel(QDockWidget):
             self.tree.expandAll()
         finally:
             self._updating = False
+        # the names column fits its widest name; Qt's own fit leaves out the styled check box's margin
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        fm = self.tree.fontMetrics()
+        widest = max((fm.horizontalAdvance(item.text(0)) for item in self._items.values()), default=0)
+        # indentation + check box + icon + gaps + the name
+        header.resizeSection(0, self.tree.indentation() + 22 + self.tree.iconSize().width() + widest + NAME_PAD)
         self._update_items(self._items)
         self._apply_filter(self.filter.text())
 
@@ -240,7 +255,7 @@ class ToolPanel(QDockWidget):
         if spec.enabled:
             item.setCheckState(0, Qt.CheckState.Unchecked if row.state == "off" else Qt.CheckState.Checked)
         call = row.active[-1] if row.active else row.last
-        if call is not None and (not call.finished or row.state != "hidden"):
+        if call is not None and (not call.finished or row.state in ("exposed", "available")):
             text = call_status_text(call, compact=True)
             color = theme.status_color(call.status)
             item.setIcon(1, icons.status_icon(call.status))
@@ -248,9 +263,8 @@ class ToolPanel(QDockWidget):
             text = tr(f"panel.state.{row.state}")
             color = {"exposed": c.accent, "available": c.success, "hidden": c.muted, "off": c.muted}[row.state]
             item.setIcon(1, QIcon(icons.status_icon("queued")) if row.state == "exposed" else QIcon())
-        if row.state == "exposed" and (call is None or call.finished):
-            # "Offered now · Succeeded": the duration would not fit the narrow column (it is in the tooltip)
-            text = tr("panel.state.exposed") + (f" · {tr(f'status.{call.status}')}" if call else "")
+        # a tool that was called shows its last call's status (the tooltip says whether it is offered):
+        # "Offered now · Succeeded · 75 ms" would not fit the narrow dock
         item.setText(1, text)
         item.setForeground(1, QBrush(QColor(color)))
         item.setForeground(0, QBrush(QColor(c.muted if row.state in ("hidden", "off") else c.text)))
@@ -332,8 +346,14 @@ class ToolPanel(QDockWidget):
             for col in range(4):
                 item.setToolTip(col, tip)
             self.calls.addTopLevelItem(item)
-        for col in range(3):
-            self.calls.resizeColumnToContents(col)
+            if rec.error_summary:
+                line = QTreeWidgetItem([rec.error_summary.splitlines()[0] if rec.error_summary.strip() else ""])
+                line.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                line.setToolTip(0, tip)
+                line.setForeground(0, QBrush(QColor(theme.status_color(rec.status))))
+                item.addChild(line)
+                line.setFirstColumnSpanned(True)
+                item.setExpanded(True)
 
     # --- test and screenshot helpers ------------------------------------------------------------
     def status_text(self, tool: str) -> str:
