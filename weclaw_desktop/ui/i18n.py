@@ -89,6 +89,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "card.approve_hint": ("Waiting for your approval", "等待你的批准"),
     # call status
     "status.queued": ("Queued", "排队中"),
+    "status.awaiting_approval.short": ("Needs approval", "等待批准"),
     "status.awaiting_approval": ("Waiting for approval", "等待批准"),
     "status.running": ("Running", "运行中"),
     "status.success": ("Succeeded", "成功"),

@@ -57,7 +57,8 @@ def progress_message(call: CallInfo) -> str:
 def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
     """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms". ``compact`` (the narrow tool panel) leaves
     out the progress message and a finished call's duration; the tooltip carries them."""
-    text = tr(f"status.{call.status}")
+    short = f"status.{call.status}.short"
+    text = tr(short) if compact and short in TABLE else tr(f"status.{call.status}")
     elapsed = call.elapsed_s()
     if call.status == "running":
         if elapsed is not None:
