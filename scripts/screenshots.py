@@ -224,6 +224,12 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     window.tool_panel.tree.scrollToBottom()  # the hidden tool (e-mail: not set up) is at the end
     await save(window.tool_panel, "tool-panel-end")
     window.tool_panel.tree.scrollToTop()
+    script_card = next(c for c in window.chat.cards.values() if c.call.tool == "python_runner")
+    script_card.toggle.setChecked(True)  # the folded arguments, unfolded: code shown as code
+    await asyncio.sleep(0.1)
+    window.chat.scroll_to_end()
+    await save(window, "main-arguments")
+    script_card.toggle.setChecked(False)
     dialog = dialogs[0]
     await save(dialog, "approval")
     dialog.deny_button.click()
