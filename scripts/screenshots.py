@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -282,10 +283,11 @@ def main() -> int:
 
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
-    keyring.set_keyring(fail.Keyring())  # never read or write the real keyring
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # never read or write the real keyring
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)  # type: ignore[union-attr]
+    assert isinstance(app, QApplication)
+    app.setQuitOnLastWindowClosed(False)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     shots: list[Path] = []
@@ -297,7 +299,10 @@ def main() -> int:
             os.environ["HOME"] = str(home)  # "~" in tool calls means this folder, never the real home
             os.environ["USERPROFILE"] = str(home)
             os.environ["WECLAW_HOME"] = str(base / "data")
-            shots += loop.run_until_complete(scene(out, lang, args.theme))
+            try:
+                shots += loop.run_until_complete(scene(out, lang, args.theme))
+            finally:
+                shutil.rmtree(base, ignore_errors=True)
     for path in shots:
         print(path)
     return 0
