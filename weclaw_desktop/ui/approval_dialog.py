@@ -8,7 +8,6 @@ cancelled while the dialog is open (Stop), the dialog closes and the cancellatio
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 
 import shiboken6
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui.arguments import readable_arguments
 from weclaw_desktop.ui.i18n import TABLE, pick, tr
 
 
@@ -79,7 +79,7 @@ class ApprovalDialog(QDialog):
         label = QLabel(tr("approval.arguments"))
         label.setObjectName("Section")
         layout.addWidget(label)
-        self.arguments = QPlainTextEdit(json.dumps(req.arguments, ensure_ascii=False, indent=2))
+        self.arguments = QPlainTextEdit(readable_arguments(req.arguments))
         self.arguments.setReadOnly(True)
         self.arguments.setFont(theme.mono_font())
         self.arguments.setMinimumHeight(90)

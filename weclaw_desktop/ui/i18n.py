@@ -85,9 +85,11 @@ TABLE: dict[str, tuple[str, str]] = {
     "card.send_phone.unpaired": ("Pair a phone first (toolbar → Phone)", "请先配对手机（工具栏 → 手机）"),
     "card.sent_phone": ("Sent to phone", "已发送到手机"),
     "card.files": ("Files", "文件"),
+    "card.more_lines": ("… {n} more lines", "… 还有 {n} 行"),
     "card.approve_hint": ("Waiting for your approval", "等待你的批准"),
     # call status
     "status.queued": ("Queued", "排队中"),
+    "status.awaiting_approval.short": ("Needs approval", "等待批准"),
     "status.awaiting_approval": ("Waiting for approval", "等待批准"),
     "status.running": ("Running", "运行中"),
     "status.success": ("Succeeded", "成功"),

@@ -118,8 +118,9 @@ class Renderer:
         p = self.palette
         return (
             f'<table cellspacing="0" cellpadding="6" border="1" '
-            f'style="border-collapse:collapse; border-color:{p.border}; margin-top:6px; margin-bottom:8px;">'
-        )
+            f'style="border-collapse:collapse; border-style:solid; border-color:{p.border}; '
+            'margin-top:6px; margin-bottom:8px;">'
+        )  # border-style solid: Qt's default "outset" draws the top and left edges lighter
 
     def _cell_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
@@ -127,7 +128,8 @@ class Renderer:
         align = ""
         if "text-align:" in str(style):
             align = f' align="{str(style).split("text-align:")[1].strip(" ;")}"'
-        return f"<{token.tag}{align}>"
+        shade = f' bgcolor="{self.palette.code_bg}"' if token.tag == "th" else ""
+        return f"<{token.tag}{align}{shade}>"
 
     def _quote_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         p = self.palette

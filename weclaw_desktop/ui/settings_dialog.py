@@ -111,7 +111,8 @@ class ApprovalsPage(QWidget):
         row_layout = QHBoxLayout()
         self.empty = QLabel(tr("settings.remembered.none"))
         self.empty.setObjectName("Muted")
-        row_layout.addWidget(self.empty, 1)
+        row_layout.addWidget(self.empty)
+        row_layout.addStretch(1)  # keeps Revoke its own size when the "none" label is hidden
         self.revoke = QPushButton(tr("settings.revoke"))
         self.revoke.clicked.connect(self._revoke)
         row_layout.addWidget(self.revoke)

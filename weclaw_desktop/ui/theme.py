@@ -198,6 +198,13 @@ QListWidget::item {{ padding: 7px 8px; border-radius: 6px; margin: 1px 4px; }}
 QListWidget::item:selected {{ background: {c.surface_alt}; color: {c.text}; }}
 QListWidget::item:hover:!selected {{ background: {c.window}; }}
 QTreeWidget::item {{ padding: 3px 2px; }}
+QCheckBox::indicator, QTreeView::indicator {{
+    width: 13px; height: 13px; border: 1px solid {c.muted}; border-radius: 4px; background: {c.base};
+}}
+QCheckBox::indicator:checked, QTreeView::indicator:checked {{
+    background: {c.accent}; border-color: {c.accent}; image: url("{_icon_url("check_on_accent")}");
+}}
+QCheckBox::indicator:disabled, QTreeView::indicator:disabled {{ border-color: {c.border}; background: {c.window}; }}
 QTreeWidget::item:selected {{ background: {c.surface_alt}; color: {c.text}; }}
 QHeaderView::section {{ background: {c.window}; color: {c.muted}; border: none; border-bottom: 1px solid {c.border}; padding: 4px 6px; }}
 QTabWidget::pane {{ border: none; }}

@@ -3,7 +3,6 @@ a preview of the result, and the files it produced with "Open" and "Send to phon
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +22,13 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui.arguments import readable_arguments
 from weclaw_desktop.ui.i18n import pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo
 from weclaw_desktop.ui.tool_panel import call_status_text
 
 PREVIEW_CHARS = 360
+PREVIEW_LINES = 8
 
 
 @dataclass
@@ -40,16 +41,26 @@ class CardActions:
     send_to_phone: Callable[[list[Path]], None] | None = None
 
 
-def _pretty_arguments(raw: str) -> str:
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        return raw
-    return json.dumps(value, ensure_ascii=False, indent=2)
+def result_text(call: CallInfo) -> str:
+    """What the card shows of a result: the tool's own words. The model's copy also carries the
+    structured data as one JSON line ("data: {...}") and the produced files ("files: ..."); the card
+    leaves those out (the files have their own rows with buttons)."""
+    if call.status != "success" and call.error:
+        return call.error
+    kept = [
+        line
+        for line in call.output.splitlines()
+        if not (line.startswith("data: {") or line.startswith("data: [") or (call.files and line.startswith("files: ")))
+    ]
+    return "\n".join(kept)
 
 
 def _preview(text: str) -> str:
     text = text.strip()
+    lines = text.splitlines()
+    if len(lines) > PREVIEW_LINES:
+        more = len(lines) - PREVIEW_LINES
+        text = "\n".join(lines[:PREVIEW_LINES]) + "\n" + tr("card.more_lines", n=more)
     if len(text) <= PREVIEW_CHARS:
         return text
     return text[:PREVIEW_CHARS].rstrip() + " …"
@@ -93,7 +104,7 @@ class ToolCallCard(QFrame):
         header.addWidget(self.toggle)
         outer.addLayout(header)
 
-        self.arguments = QLabel(_pretty_arguments(call.arguments))
+        self.arguments = QLabel(readable_arguments(call.arguments))
         self.arguments.setFont(theme.mono_font())
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arguments.setWordWrap(True)
@@ -132,14 +143,18 @@ class ToolCallCard(QFrame):
         self.status.setText(call_status_text(call))
         self.status.setStyleSheet(f"color:{color};")
         running = call.status == "running"
-        self.progress.setVisible(running and call.fraction is not None)
+        self.progress.setVisible(running)
         if call.fraction is not None:
+            self.progress.setRange(0, 1000)
             self.progress.setValue(round(max(0.0, min(1.0, call.fraction)) * 1000))
+        elif running:
+            self.progress.setRange(0, 0)  # busy: the tool reports no fraction
         if call.status == "awaiting_approval":
             self._set_result(tr("card.approve_hint"), theme.colors().warning)
         elif call.finished:
-            text = call.error if call.status != "success" and call.error else call.output
-            self._set_result(_preview(text), theme.colors().danger if call.status in ("error", "timeout") else None)
+            self._set_result(
+                _preview(result_text(call)), theme.colors().danger if call.status in ("error", "timeout") else None
+            )
             if call.files and not self._file_rows:
                 self._add_files([Path(f) for f in call.files])
         else:

@@ -7,6 +7,8 @@ the policy enforces it) and the board is refreshed.
 
 from __future__ import annotations
 
+import html
+import re
 import time
 from collections.abc import Callable, Iterable
 
@@ -31,6 +33,7 @@ from weclaw_desktop.ui.i18n import TABLE, language, pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
+NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon spacing)
 
 
 def format_seconds(seconds: float) -> str:
@@ -41,17 +44,31 @@ def format_seconds(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-def call_status_text(call: CallInfo) -> str:
-    text = tr(f"status.{call.status}")
+#: A progress message that starts by repeating the elapsed time ("running 3 s: 7/36 files"); the
+#: status text already shows the elapsed time, so the repeat is dropped.
+_ELAPSED_PREFIX = re.compile(r"^\s*running\s+\d+(?:\.\d+)?\s*s\b[:\s]*", re.IGNORECASE)
+
+
+def progress_message(call: CallInfo) -> str:
+    """The call's progress message without a leading "running N s" (the elapsed time is shown anyway)."""
+    return _ELAPSED_PREFIX.sub("", call.message or "").strip()
+
+
+def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
+    """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms". ``compact`` (the narrow tool panel) leaves
+    out the progress message and a finished call's duration; the tooltip carries them."""
+    short = f"status.{call.status}.short"
+    text = tr(short) if compact and short in TABLE else tr(f"status.{call.status}")
     elapsed = call.elapsed_s()
     if call.status == "running":
         if elapsed is not None:
             text += f" {format_seconds(elapsed)}"
         if call.fraction is not None:
             text += f" · {call.fraction * 100:.0f}%"
-        if call.message:
-            text += f" · {call.message}"
-    elif call.finished and elapsed is not None and call.status != "denied":
+        message = progress_message(call)
+        if message and not compact:
+            text += f" · {message}"
+    elif call.finished and elapsed is not None and call.status != "denied" and not compact:
         text += f" · {format_seconds(elapsed)}"
     return text
 
@@ -133,8 +150,17 @@ class ToolPanel(QDockWidget):
         self.calls.setHeaderLabels(
             [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
         )
-        self.calls.setUniformRowHeights(True)
-        self.calls.header().setStretchLastSection(True)
+        self.calls.setIndentation(0)
+        self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # the dock is narrow: time and status keep their width, the function name elides, and an error
+        # is shown on its own line under its call (column 3 keeps it for the tooltip and for tests)
+        calls_header = self.calls.header()
+        calls_header.setStretchLastSection(False)
+        calls_header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        calls_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        calls_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.calls.setColumnHidden(3, True)
         self.tabs.addTab(self.calls, tr("panel.tab.calls"))
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setWidget(body)
@@ -175,6 +201,13 @@ class ToolPanel(QDockWidget):
             self.tree.expandAll()
         finally:
             self._updating = False
+        # the names column fits its widest name; Qt's own fit leaves out the styled check box's margin
+        header = self.tree.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
+        fm = self.tree.fontMetrics()
+        widest = max((fm.horizontalAdvance(item.text(0)) for item in self._items.values()), default=0)
+        # indentation + check box + icon + gaps + the name
+        header.resizeSection(0, self.tree.indentation() + 22 + self.tree.iconSize().width() + widest + NAME_PAD)
         self._update_items(self._items)
         self._apply_filter(self.filter.text())
 
@@ -223,16 +256,16 @@ class ToolPanel(QDockWidget):
         if spec.enabled:
             item.setCheckState(0, Qt.CheckState.Unchecked if row.state == "off" else Qt.CheckState.Checked)
         call = row.active[-1] if row.active else row.last
-        if call is not None and (not call.finished or row.state != "hidden"):
-            text = call_status_text(call)
+        if call is not None and (not call.finished or row.state in ("exposed", "available")):
+            text = call_status_text(call, compact=True)
             color = theme.status_color(call.status)
             item.setIcon(1, icons.status_icon(call.status))
         else:
             text = tr(f"panel.state.{row.state}")
             color = {"exposed": c.accent, "available": c.success, "hidden": c.muted, "off": c.muted}[row.state]
             item.setIcon(1, QIcon(icons.status_icon("queued")) if row.state == "exposed" else QIcon())
-        if row.state == "exposed" and (call is None or call.finished):
-            text = tr("panel.state.exposed") + (f" · {call_status_text(call)}" if call else "")
+        # a tool that was called shows its last call's status (the tooltip says whether it is offered):
+        # "Offered now · Succeeded · 75 ms" would not fit the narrow dock
         item.setText(1, text)
         item.setForeground(1, QBrush(QColor(color)))
         item.setForeground(0, QBrush(QColor(c.muted if row.state in ("hidden", "off") else c.text)))
@@ -252,6 +285,9 @@ class ToolPanel(QDockWidget):
                     lines.append(tr("panel.tip.todo", hint=hint))
         else:
             lines.append(tr(f"panel.tip.{row.state}"))
+        call = row.active[-1] if row.active else row.last
+        if call is not None:
+            lines.append(html.escape(call_status_text(call)))
         if row.calls:
             lines.append(tr("panel.tip.calls", n=row.calls))
         return "<br>".join(lines)
@@ -311,8 +347,14 @@ class ToolPanel(QDockWidget):
             for col in range(4):
                 item.setToolTip(col, tip)
             self.calls.addTopLevelItem(item)
-        for col in range(3):
-            self.calls.resizeColumnToContents(col)
+            if rec.error_summary:
+                line = QTreeWidgetItem([rec.error_summary.splitlines()[0] if rec.error_summary.strip() else ""])
+                line.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                line.setToolTip(0, tip)
+                line.setForeground(0, QBrush(QColor(theme.status_color(rec.status))))
+                item.addChild(line)
+                line.setFirstColumnSpanned(True)
+                item.setExpanded(True)
 
     # --- test and screenshot helpers ------------------------------------------------------------
     def status_text(self, tool: str) -> str:
