@@ -145,11 +145,19 @@ async def load_services(
     return services
 
 
-async def run(window: MainWindow, paths: AppPaths, single: SingleInstance | None, *, services: bool = True) -> int:
+async def run(
+    window: MainWindow,
+    paths: AppPaths,
+    single: SingleInstance | None,
+    *,
+    services: bool = True,
+    started: list[AppServices] | None = None,
+) -> int:
+    """Until the user quits: load the runtime and the services, then shut everything down in order."""
     finished = asyncio.Event()
     window.quit_requested.connect(finished.set)
     loader = asyncio.ensure_future(load_runtime(window, paths))
-    started: list[AppServices] = []
+    started = [] if started is None else started
     tasks: list[asyncio.Future[Any]] = [loader]
     if services:
         tasks.append(asyncio.ensure_future(load_services(window, paths, started, after=loader)))

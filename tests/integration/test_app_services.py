@@ -1,0 +1,122 @@
+"""The app's services wired into the real window: reminders, MCP servers, the phone link.
+
+Real parts throughout: the bundled tools.json, offscreen Qt widgets and the Qt notifier bridge, SQLite
+in WECLAW_HOME, a real MCP server over stdio, the companion's aiohttp server on 127.0.0.1 and a phone-like
+HTTP client, and the fake OpenAI server for a model turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from companion_helpers import Phone, make_file, sha
+from conftest import WindowFactory, mcp_settings, phone_settings
+from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
+from uihelpers import TEST_KEY, configured_settings, until
+
+from weclaw_desktop.mcp import tool_name
+from weclaw_desktop.paths import app_paths
+from weclaw_desktop.settings import Settings
+from weclaw_desktop.tools._db import shared_database
+from weclaw_desktop.tools.reminder_store import ReminderStore
+from weclaw_desktop.ui.chat_view import NoticeWidget
+from weclaw_desktop.ui.integrations import AppServices
+
+MCP_TOOL = tool_name("test")
+
+
+@pytest.fixture
+async def services_for() -> AsyncIterator[Callable[[Any], AppServices]]:
+    made: list[AppServices] = []
+
+    def factory(window: Any) -> AppServices:
+        services = AppServices(window, app_paths())
+        made.append(services)
+        return services
+
+    yield factory
+    for services in made:
+        await services.stop()
+
+
+def notices(window: Any) -> list[str]:
+    return [w.text() for w in window.chat.findChildren(NoticeWidget)]
+
+
+async def pair(http: aiohttp.ClientSession, services: AppServices, name: str = "Pixel") -> Phone:
+    service = services.companion
+    code = service.new_pairing_code()
+    async with http.post(service.base_url + "/api/v1/pair", json={"token": code.token, "name": name}) as r:
+        assert r.status == 200, await r.text()
+        body = await r.json()
+    return Phone(http, service.base_url, body["token"], body["device"]["id"])
+
+
+# --- reminders ---------------------------------------------------------------------------------------------
+
+
+async def test_missed_reminder_fires_through_the_qt_notifier_at_start(
+    make_window: WindowFactory, services_for: Callable[[Any], AppServices]
+) -> None:
+    store = ReminderStore(shared_database(app_paths().database))
+    await asyncio.to_thread(store.ensure)
+    due = time.time() - 120
+    await asyncio.to_thread(store.create, "Call the dentist", "once", "", "UTC", due)
+    window = await make_window(Settings())
+    services = services_for(window)
+    await services.start()
+    assert services.scheduler.running and services.scheduler.can_deliver
+    await until(lambda: window.notifier.sent, 5, "the reminder notification")
+    title, body = window.notifier.sent[0]
+    assert title == "Reminder · 提醒"
+    assert body.startswith("Call the dentist\n(late: it was due ")
+    assert await asyncio.to_thread(store.query, "active") == []  # shown once, not again
+    await services.stop()
+    assert not services.scheduler.running
+
+
+# --- MCP ---------------------------------------------------------------------------------------------------
+
+
+async def test_mcp_server_from_settings_shows_in_the_panel_runs_a_turn_and_follows_saved_settings(
+    make_window: WindowFactory, services_for: Callable[[Any], AppServices], fake_openai: FakeOpenAI
+) -> None:
+    from weclaw_desktop.app import create_runtime
+
+    settings = configured_settings(fake_openai)
+    settings.agent.approvals.rules["gui"] = {"low": "allow", "medium": "allow", "high": "allow"}
+    settings.mcp_servers = [mcp_settings("test")]
+    window = await make_window(settings)
+    runtime = create_runtime(window, api_key=TEST_KEY, logs=False)
+    services = services_for(window)
+    assert [title for title, _ in window._extra_pages] == ["MCP servers"]
+    assert services.mcp_page.manager is services.mcp
+    await services.start()
+    await services.mcp.wait_settled(20)
+    await until(lambda: window.board.state(MCP_TOOL) == "available", 5, "the MCP tool in the panel")
+    assert window.tool_panel.status_text(MCP_TOOL) == "Available"
+
+    # the model calls the server's tool through the window's runtime
+    fake_openai.push(tool_reply(call(f"{MCP_TOOL}_add", {"a": 2, "b": 40})), text_reply("It is 42."))
+    session = await runtime.create_session()
+    done = await runtime.start_turn(session.id, "2 + 40?").wait()
+    assert done.reason == "completed", done.message
+    assert f"{MCP_TOOL}_add" in fake_openai.tool_names(0)
+    tool_messages = [m for m in fake_openai.messages(-1) if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and "42" in tool_messages[0]["content"]
+
+    # saving the settings without the server stops it and takes it off the panel
+    new = settings.model_copy(deep=True)
+    new.mcp_servers = []
+    window.apply_settings(new)
+    await until(lambda: window.registry.resolve(f"{MCP_TOOL}_add") is None, 10, "the server to stop")
+    await until(lambda: MCP_TOOL not in window.board.rows, 5, "the tool to leave the panel")
+    with pytest.raises(KeyError):
+        window.tool_panel.item_for(MCP_TOOL)
+    assert services.mcp.servers() == []
