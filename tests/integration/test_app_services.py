@@ -120,3 +120,76 @@ async def test_mcp_server_from_settings_shows_in_the_panel_runs_a_turn_and_follo
     with pytest.raises(KeyError):
         window.tool_panel.item_for(MCP_TOOL)
     assert services.mcp.servers() == []
+
+
+# --- phone link --------------------------------------------------------------------------------------------
+
+
+async def test_phone_link_enabled_makes_remote_file_share_available_and_send_to_phone_delivers(
+    make_window: WindowFactory, services_for: Callable[[Any], AppServices], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    window = await make_window(phone_settings(configured_settings(fake_openai), tmp_path / "incoming"))
+    assert window.board.state("remote_file_share") == "hidden"
+    assert window.phone_state == "off" and window.card_actions.send_to_phone is None
+    services = services_for(window)
+    await services.start()
+    assert services.companion.running and services.companion.host == "127.0.0.1"
+    assert window.registry.bridge("companion") is services.companion
+    await until(lambda: window.board.state("remote_file_share") == "available", 5, "remote_file_share available")
+    await until(lambda: window.phone_label.text() == "Phone link on · no phone connected", 5, "waiting status")
+    assert window.phone_state == "waiting" and window.card_actions.send_to_phone is not None
+    out = make_file(tmp_path / "out", "report.pdf", 70_000)
+
+    # no phone paired yet: the user is told what to do
+    assert not await services.deliver([out])
+    assert notices(window)[-1] == "No phone is paired. Open Phone in the toolbar and scan the code first."
+    assert window.stack.currentWidget() is window.chat  # the notice is on screen, not behind the welcome page
+
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+        phone = await pair(http, services, "Pixel")
+        stream = await phone.get("/api/v1/events")  # the phone page is open: the phone is online
+        try:
+            await until(lambda: window.phone_label.text() == "Phone connected: Pixel", 5, "connected status")
+            assert window.phone_state == "connected"
+
+            # "Send to phone" on a file card: offered to the phone, downloaded, SHA-256 confirmed
+            window.card_actions.send_to_phone([out])
+            await until(lambda: "Sending report.pdf to Pixel…" in notices(window), 5, "the offer")
+            async with await phone.get("/api/v1/offers") as r:
+                offers = (await r.json())["offers"]
+            assert [f["name"] for f in offers[0]["files"]] == ["report.pdf"]
+            f = offers[0]["files"][0]
+            query = f"session={offers[0]['session']}&file={f['id']}&token={f['token']}"
+            async with await phone.get("/api/v1/download?" + query) as r:
+                data = await r.read()
+            assert data == out.read_bytes()
+            ack = {"session": offers[0]["session"], "file": f["id"], "token": f["token"], "sha256": sha(data)}
+            async with await phone.post("/api/v1/ack", json=ack) as r:
+                assert (await r.json())["state"] == "delivered"
+            await until(lambda: notices(window)[-1] == "report.pdf arrived on Pixel", 5, "the delivery notice")
+
+            # a file that is gone is reported, not silently dropped
+            assert not await services.deliver([tmp_path / "out" / "gone.txt"])
+            assert notices(window)[-1].startswith("Could not send gone.txt to the phone: ")
+
+            # a photo from the phone: saved, shown in the chat and as a tray notification
+            photo = b"jpeg bytes " * 1000
+            files = [{"id": "p1", "name": "photo.jpg", "size": len(photo), "sha256": sha(photo)}]
+            async with await phone.post("/api/v1/upload/prepare", json={"files": files}) as r:
+                body = await r.json()
+            url = f"/api/v1/upload?session={body['session']}&file=p1&token={body['files']['p1']}"
+            async with await phone.post(url, data=photo) as r:
+                assert r.status == 200
+            saved = tmp_path / "incoming" / "photo.jpg"
+            assert saved.read_bytes() == photo
+            await until(lambda: window.notifier.sent, 5, "the tray notification")
+            assert window.notifier.sent[-1] == ("File from your phone", "photo.jpg was saved on this computer")
+            assert notices(window)[-1] == f"Received photo.jpg from Pixel, saved to {saved}"
+        finally:
+            stream.close()
+
+    await services.stop()
+    assert not services.companion.running
+    assert window.registry.bridge("companion") is None
+    await until(lambda: window.board.state("remote_file_share") == "hidden", 5, "remote_file_share hidden again")
+    assert window.phone_state == "off" and window.card_actions.send_to_phone is None
