@@ -26,6 +26,13 @@ def children() -> set[int]:
     return {p.pid for p in psutil.Process().children(recursive=True)}
 
 
+def alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 def port_open(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(1)
@@ -78,10 +85,6 @@ async def test_run_starts_the_services_and_quitting_stops_everything(
     assert not services.companion.running and not port_open(port)
     assert not services.scheduler.running
     assert services.mcp.servers() == [] and window.registry.resolve(f"{MCP_TOOL}_add") is None
-    await until(
-        lambda: not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie" for pid in spawned),
-        5,
-        "the MCP server process to exit",
-    )
+    await until(lambda: not any(alive(pid) for pid in spawned), 5, "the MCP server process to exit")
     assert children() - before == set()
     assert not dialog.isVisible()
