@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,25 +16,10 @@ for _p in (HERE.parent, HERE.parent / "ui", HERE.parent / "companion", HERE.pare
         sys.path.insert(0, str(_p))
 
 from fakeopenai import FakeOpenAI  # noqa: E402
+from integration_helpers import WindowFactory  # noqa: E402
 from uihelpers import keep_loop  # noqa: E402
 
-from weclaw_desktop.settings import McpServerSettings, Settings  # noqa: E402
-
-MCP_SERVER = HERE.parent / "mcp" / "mcp_test_server.py"
-
-
-def mcp_settings(name: str = "test") -> McpServerSettings:
-    return McpServerSettings(name=name, transport="stdio", command=sys.executable, args=[str(MCP_SERVER)])
-
-
-def phone_settings(settings: Settings, incoming: Path) -> Settings:
-    """The phone link on loopback, any free port, new phones accepted without asking (a test has no user)."""
-    settings.companion.enabled = True
-    settings.companion.interface = "127.0.0.1"
-    settings.companion.port = 0
-    settings.companion.auto_accept = True
-    settings.companion.incoming_dir = str(incoming)
-    return settings
+from weclaw_desktop.settings import Settings  # noqa: E402
 
 
 @pytest.fixture
@@ -45,9 +30,6 @@ async def fake_openai() -> AsyncIterator[FakeOpenAI]:
         yield server
     finally:
         await server.stop()
-
-
-WindowFactory = Callable[[Settings], Awaitable[Any]]
 
 
 @pytest.fixture

@@ -8,9 +8,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import psutil
-from conftest import WindowFactory, mcp_settings, phone_settings
 from fakeopenai import FakeOpenAI
+from integration_helpers import WindowFactory, alive, live_children, mcp_settings, phone_settings
 from uihelpers import configured_settings, until
 
 from weclaw_desktop.app import run
@@ -20,17 +19,6 @@ from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui.integrations import AppServices
 
 MCP_TOOL = tool_name("test")
-
-
-def children() -> set[int]:
-    return {p.pid for p in psutil.Process().children(recursive=True)}
-
-
-def alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def port_open(port: int) -> bool:
@@ -46,7 +34,7 @@ async def test_run_starts_the_services_and_quitting_stops_everything(
     settings.mcp_servers = [mcp_settings("test")]
     settings.save()
     window = await make_window(settings)
-    before = children()
+    before = live_children()
     started: list[AppServices] = []
     task = asyncio.ensure_future(run(window, app_paths(), None, started=started))
     await until(lambda: started and started[0].companion.running, 20, "the services")
@@ -58,7 +46,7 @@ async def test_run_starts_the_services_and_quitting_stops_everything(
     assert services.scheduler.running
     port = services.companion.port
     assert port_open(port)
-    spawned = children() - before
+    spawned = live_children() - before
     assert spawned, "the MCP server runs as a child process"
 
     # the toolbar's Phone action opens one non-modal pairing dialog, reused
@@ -86,5 +74,5 @@ async def test_run_starts_the_services_and_quitting_stops_everything(
     assert not services.scheduler.running
     assert services.mcp.servers() == [] and window.registry.resolve(f"{MCP_TOOL}_add") is None
     await until(lambda: not any(alive(pid) for pid in spawned), 5, "the MCP server process to exit")
-    assert children() - before == set()
+    assert live_children() - before == set()
     assert not dialog.isVisible()

@@ -16,8 +16,8 @@ from typing import Any
 import aiohttp
 import pytest
 from companion_helpers import Phone, make_file, sha
-from conftest import WindowFactory, mcp_settings, phone_settings
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
+from integration_helpers import WindowFactory, mcp_settings, phone_settings
 from uihelpers import TEST_KEY, configured_settings, until
 
 from weclaw_desktop.mcp import tool_name
