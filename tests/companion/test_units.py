@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
@@ -82,3 +83,7 @@ def test_rate_limiter_window() -> None:
 def test_qr_png_is_a_png() -> None:
     png = qr_png("http://192.168.1.20:8765/#t=abc")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 200
+
+
+async def test_plain_tests_run_without_qt() -> None:
+    assert type(asyncio.get_running_loop()).__module__.startswith("asyncio")
