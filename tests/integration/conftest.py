@@ -11,13 +11,11 @@ from typing import Any
 import pytest
 
 HERE = Path(__file__).resolve().parent
-for _p in (HERE.parent, HERE.parent / "ui", HERE.parent / "companion", HERE.parent / "mcp", HERE):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
 
 from fakeopenai import FakeOpenAI  # noqa: E402
-from integration_helpers import WindowFactory  # noqa: E402
-from uihelpers import keep_loop  # noqa: E402
+from integration_helpers import WindowFactory, keep_loop  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
 

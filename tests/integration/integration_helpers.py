@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import psutil
 
 from weclaw_desktop.settings import McpServerSettings, Settings
 
+TESTS = Path(__file__).resolve().parent.parent
+
+
+def _helpers(name: str, folder: str) -> ModuleType:
+    """Another area's helper module, loaded by path: putting that folder on sys.path would let its
+    conftest.py shadow the conftest of the folder the ui tests import theirs from."""
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, TESTS / folder / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+_ui = _helpers("uihelpers", "ui")
+_phone = _helpers("companion_helpers", "companion")
+TEST_KEY: str = _ui.TEST_KEY
+keep_loop = _ui.keep_loop
+until = _ui.until
+configured_settings = _ui.configured_settings
+Phone = _phone.Phone
+make_file = _phone.make_file
+sha = _phone.sha
+
 WindowFactory = Callable[[Settings], Awaitable[Any]]
-MCP_SERVER = Path(__file__).resolve().parent.parent / "mcp" / "mcp_test_server.py"
+MCP_SERVER = TESTS / "mcp" / "mcp_test_server.py"
 
 
 def mcp_settings(name: str = "test") -> McpServerSettings:

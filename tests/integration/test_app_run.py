@@ -9,8 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from fakeopenai import FakeOpenAI
-from integration_helpers import WindowFactory, alive, live_children, mcp_settings, phone_settings
-from uihelpers import configured_settings, until
+from integration_helpers import (
+    WindowFactory,
+    alive,
+    configured_settings,
+    live_children,
+    mcp_settings,
+    phone_settings,
+    until,
+)
 
 from weclaw_desktop.app import run
 from weclaw_desktop.mcp import tool_name

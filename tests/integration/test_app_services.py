@@ -15,10 +15,18 @@ from typing import Any
 
 import aiohttp
 import pytest
-from companion_helpers import Phone, make_file, sha
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
-from integration_helpers import WindowFactory, mcp_settings, phone_settings
-from uihelpers import TEST_KEY, configured_settings, until
+from integration_helpers import (
+    TEST_KEY,
+    Phone,
+    WindowFactory,
+    configured_settings,
+    make_file,
+    mcp_settings,
+    phone_settings,
+    sha,
+    until,
+)
 
 from weclaw_desktop.mcp import tool_name
 from weclaw_desktop.paths import app_paths

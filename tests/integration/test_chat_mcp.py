@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
-from integration_helpers import live_children, mcp_settings
-from uihelpers import TEST_KEY
+from integration_helpers import TEST_KEY, live_children, mcp_settings
 
 from weclaw_desktop.mcp import tool_name
 from weclaw_desktop.settings import Settings
