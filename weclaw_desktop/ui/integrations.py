@@ -33,10 +33,10 @@ from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
 from weclaw_desktop.ui.i18n import language, tr
 from weclaw_desktop.ui.mcp_page import McpPage
+from weclaw_desktop.ui.pairing_dialog import DeviceApprover, PairingDialog
 
 if TYPE_CHECKING:
     from weclaw_desktop.ui.main_window import MainWindow
-    from weclaw_desktop.ui.pairing_dialog import PairingDialog
 
 log = logging.getLogger("weclaw.app")
 
@@ -70,6 +70,8 @@ class AppServices:
         )
         self.mcp = mcp or McpManager(registry, window.secrets, log_dir=paths.logs)
         self.companion = companion or CompanionService(window.settings.companion, paths=paths)
+        if self.companion.accept_device is None:  # a new phone is let in only when the user says yes
+            self.companion.accept_device = DeviceApprover(window, language())
         self.pairing_dialog: PairingDialog | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopped = False
@@ -134,21 +136,25 @@ class AppServices:
     # --- settings ------------------------------------------------------------------------------
     def _settings_saved(self, settings: Settings) -> None:
         # the dialog made a new Settings object; the phone link keeps its live state in its own section
-        settings.companion = self.companion.settings
+        if settings.companion != self.companion.settings:
+            settings.companion = self.companion.settings
+            self._save(settings)
         self.spawn(self.mcp.apply(settings.mcp_servers))
 
     def _companion_settings_changed(self) -> None:
         """The pairing dialog changed the link's settings (on/off, auto-accept): keep them."""
         self.window.settings.companion = self.companion.settings
+        self._save(self.window.settings)
+
+    @staticmethod
+    def _save(settings: Settings) -> None:
         try:
-            self.window.settings.save()
+            settings.save()
         except OSError as exc:
             log.warning("settings not saved: %s", exc)
 
     # --- phone link ------------------------------------------------------------------------------
     def open_pairing(self) -> PairingDialog:
-        from weclaw_desktop.ui.pairing_dialog import PairingDialog
-
         dialog = self.pairing_dialog
         if dialog is None or not shiboken6.isValid(dialog):
             dialog = PairingDialog(
@@ -165,8 +171,12 @@ class AppServices:
 
     def _on_companion_event(self, event: CompanionEvent) -> None:
         if event.kind in _STATUS_EVENTS:
-            self.window.set_phone_sender(self.send_to_phone if self.companion.running else None)
-            self.spawn(self.refresh_phone_status())
+            running = self.companion.running
+            self.window.set_phone_sender(self.send_to_phone if running else None)
+            if not running:
+                self.window.set_phone_status("off")
+            elif not self._stopped:
+                self.spawn(self.refresh_phone_status())
         elif event.kind is EventKind.FILE_RECEIVED:
             self._file_received(event)
 
