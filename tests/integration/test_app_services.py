@@ -89,6 +89,28 @@ async def test_missed_reminder_fires_through_the_qt_notifier_at_start(
     assert not services.scheduler.running
 
 
+async def test_reminder_the_model_creates_pops_up_when_due(
+    make_window: WindowFactory, services_for: Callable[[Any], AppServices], fake_openai: FakeOpenAI
+) -> None:
+    from weclaw_desktop.app import create_runtime
+
+    window = await make_window(configured_settings(fake_openai))
+    runtime = create_runtime(window, api_key=TEST_KEY, logs=False)
+    services = services_for(window)
+    await services.start()
+    fake_openai.push(
+        tool_reply(call("reminder_create", {"message": "Stretch your legs", "after": "1 second"})),
+        text_reply("I will remind you."),
+    )
+    session = await runtime.create_session()
+    done = await runtime.start_turn(session.id, "remind me in a second to stretch").wait()
+    assert done.reason == "completed", done.message
+    tool_messages = [m for m in fake_openai.messages(-1) if m["role"] == "tool"]
+    assert "desktop notification" in tool_messages[0]["content"]  # the tool saw the running scheduler
+    await until(lambda: window.notifier.sent, 5, "the reminder notification")
+    assert window.notifier.sent == [("Reminder · 提醒", "Stretch your legs")]
+
+
 # --- MCP ---------------------------------------------------------------------------------------------------
 
 
