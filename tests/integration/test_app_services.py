@@ -141,10 +141,15 @@ async def test_mcp_server_from_settings_shows_in_the_panel_runs_a_turn_and_follo
     tool_messages = [m for m in fake_openai.messages(-1) if m["role"] == "tool"]
     assert len(tool_messages) == 1 and "42" in tool_messages[0]["content"]
 
-    # saving the settings without the server stops it and takes it off the panel
-    new = settings.model_copy(deep=True)
-    new.mcp_servers = []
-    window.apply_settings(new)
+    # Settings > MCP servers > Remove > Save: the server stops and leaves the panel
+    dialog = window.open_settings()
+    titles = [dialog.nav.item(i).text() for i in range(dialog.nav.count())]
+    assert titles[-1] == "MCP servers" and dialog.pages[-1] is services.mcp_page
+    dialog.show_page(len(titles) - 1)
+    services.mcp_page.server_list.setCurrentRow(0)
+    services.mcp_page.remove_button.click()
+    assert dialog.save(), dialog.message.text()
+    assert Settings.load().mcp_servers == []
     await until(lambda: window.registry.resolve(f"{MCP_TOOL}_add") is None, 10, "the server to stop")
     await until(lambda: MCP_TOOL not in window.board.rows, 5, "the tool to leave the panel")
     with pytest.raises(KeyError):
