@@ -228,3 +228,24 @@ async def test_phone_link_enabled_makes_remote_file_share_available_and_send_to_
     assert window.registry.bridge("companion") is None
     await until(lambda: window.board.state("remote_file_share") == "hidden", 5, "remote_file_share hidden again")
     assert window.phone_state == "off" and window.card_actions.send_to_phone is None
+
+
+async def test_phone_link_on_a_busy_port_shows_an_error_and_the_rest_still_starts(
+    make_window: WindowFactory, services_for: Callable[[Any], AppServices], tmp_path: Path
+) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        settings = phone_settings(Settings(), tmp_path / "incoming")
+        settings.companion.port = busy.getsockname()[1]
+        window = await make_window(settings)
+        services = services_for(window)
+        await services.start()
+        assert not services.companion.running
+        assert window.phone_state == "error"
+        assert window.phone_label.text().startswith("Phone link error: ")
+        assert window.board.state("remote_file_share") == "hidden"
+        assert window.card_actions.send_to_phone is None
+        assert services.scheduler.running  # reminders work regardless
