@@ -145,6 +145,11 @@ async def load_services(
     return services
 
 
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("start-up step failed", exc_info=task.exception())
+
+
 async def run(
     window: MainWindow,
     paths: AppPaths,
@@ -161,13 +166,13 @@ async def run(
     tasks: list[asyncio.Future[Any]] = [loader]
     if services:
         tasks.append(asyncio.ensure_future(load_services(window, paths, started, after=loader)))
+    for task in tasks:
+        task.add_done_callback(_log_failure)  # when it happens, not only at quit
     await finished.wait()
     for task in tasks:
         if not task.done():
             task.cancel()
-    for result in await asyncio.gather(*tasks, return_exceptions=True):
-        if isinstance(result, Exception):
-            log.error("start-up step failed", exc_info=result)
+    await asyncio.gather(*tasks, return_exceptions=True)
     await window.controller.shutdown()
     for service in started:
         await service.stop()
