@@ -3,7 +3,9 @@
 settings -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
 bridge services) -> ``registry.inject(window.bridges)`` -> show. The agent runtime (which imports the
 openai SDK, the slowest import of the app) is loaded right after the window is on screen, in a worker
-thread, and attached to the window; a message typed before that simply waits for it.
+thread, and attached to the window; a message typed before that simply waits for it. The long-lived
+services (reminders, MCP servers, the phone link: :class:`~weclaw_desktop.ui.integrations.AppServices`)
+start next to it and stop when the app quits.
 
 Everything runs on one qasync loop (:class:`WeclawEventLoop`, with asyncio's async-generator hooks).
 A second launch with the same user and data folder shows the running window and exits.
@@ -19,7 +21,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QApplication
 
@@ -35,6 +37,7 @@ from weclaw_desktop.ui.single_instance import SingleInstance
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime
+    from weclaw_desktop.ui.integrations import AppServices
 
 log = logging.getLogger("weclaw.app")
 
@@ -128,15 +131,51 @@ async def load_runtime(window: MainWindow, paths: AppPaths) -> AgentRuntime:
     return runtime
 
 
-async def run(window: MainWindow, paths: AppPaths, single: SingleInstance | None) -> int:
+async def load_services(
+    window: MainWindow, paths: AppPaths, started: list[AppServices], after: asyncio.Future[Any] | None = None
+) -> AppServices:
+    """Reminders, MCP servers and the phone link (their imports take a second: off the UI thread, after the
+    runtime's). The services are appended to ``started`` before they start, so quitting mid-way stops them."""
+    if after is not None:
+        await asyncio.wait({after})  # one import at a time; the runtime's failure is reported by its own task
+    module = await asyncio.to_thread(importlib.import_module, "weclaw_desktop.ui.integrations")
+    services: AppServices = module.AppServices(window, paths)
+    started.append(services)
+    await services.start()
+    return services
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("start-up step failed", exc_info=task.exception())
+
+
+async def run(
+    window: MainWindow,
+    paths: AppPaths,
+    single: SingleInstance | None,
+    *,
+    services: bool = True,
+    started: list[AppServices] | None = None,
+) -> int:
+    """Until the user quits: load the runtime and the services, then shut everything down in order."""
     finished = asyncio.Event()
     window.quit_requested.connect(finished.set)
     loader = asyncio.ensure_future(load_runtime(window, paths))
+    started = [] if started is None else started
+    tasks: list[asyncio.Future[Any]] = [loader]
+    if services:
+        tasks.append(asyncio.ensure_future(load_services(window, paths, started, after=loader)))
+    for task in tasks:
+        task.add_done_callback(_log_failure)  # when it happens, not only at quit
     await finished.wait()
-    if not loader.done():
-        loader.cancel()
-    await asyncio.gather(loader, return_exceptions=True)
+    for task in tasks:
+        if not task.done():
+            task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
     await window.controller.shutdown()
+    for service in started:
+        await service.stop()
     if single is not None:
         single.close()
     return 0

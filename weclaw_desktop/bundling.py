@@ -15,6 +15,7 @@ from pathlib import Path
 LAZY_MODULES = (
     "weclaw_desktop.app",  # cli.main: the GUI
     "weclaw_desktop.agent.runtime",  # app.load_runtime, off the UI thread
+    "weclaw_desktop.ui.integrations",  # app.load_services (reminders, MCP, phone link), off the UI thread
     "weclaw_desktop.ui.selftest",  # cli.main: --self-test
     "weclaw_desktop.tools.pyexec",  # cli.main: --run-python (python_runner in the bundle)
 )

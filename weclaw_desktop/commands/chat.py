@@ -21,6 +21,8 @@ from weclaw_desktop.agent.terminal import LineReader, TerminalGate
 from weclaw_desktop.toolkit.approval import ApprovalGate, AutoApprove, AutoDeny
 from weclaw_desktop.toolkit.base import Origin
 
+#: How long ``weclaw chat`` waits for the MCP servers of the settings before the first turn.
+MCP_WAIT_S = 20.0
 EXIT = {"completed": 0, "error": 1, "max_rounds": 3, "loop_guard": 3, "budget": 3, "cancelled": 130}
 
 
@@ -40,6 +42,7 @@ def register(sub: Any) -> None:
     p.add_argument("--max-rounds", type=int, metavar="N", help="model rounds per message (default 12)")
     p.add_argument("--exposure", choices=["progressive", "all"], help="which tools the model sees")
     p.add_argument("--tools", metavar="PATH", help="tools.json to use (default: the bundled one)")
+    p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers of the settings")
     p.add_argument("--data-dir", dest="chat_data_dir", default=argparse.SUPPRESS, help="same as WECLAW_HOME")
     p.set_defaults(run=run)
 
@@ -90,7 +93,10 @@ async def _main(args: argparse.Namespace) -> int:
         )
     except ManifestError as exc:
         return _fail(str(exc).splitlines()[0] + " (run `weclaw validate`)", 2)
+    mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths)
     try:
+        if mcp is not None:
+            await _start_mcp(mcp, settings)
         await rt.recover()
         session_id = await _session(rt, args)
         if session_id is None:
@@ -105,7 +111,28 @@ async def _main(args: argparse.Namespace) -> int:
             return _report(done, args.json)
         return await _interactive(rt, session_id, printer, reader, args.json)
     finally:
+        if mcp is not None:
+            await mcp.stop_all()
         await rt.close()
+
+
+def _mcp_manager(rt: Any, settings: Any, paths: Any) -> Any:
+    """A manager for the enabled MCP servers of the settings; None without any."""
+    if not any(s.enabled for s in settings.mcp_servers):
+        return None
+    from weclaw_desktop.mcp import McpManager
+
+    return McpManager(rt.registry, rt.secrets, connect_timeout=MCP_WAIT_S, log_dir=paths.logs)
+
+
+async def _start_mcp(manager: Any, settings: Any) -> None:
+    """Start the servers and wait until each is up or down (at most MCP_WAIT_S) before the first turn."""
+    await manager.apply(settings.mcp_servers)
+    await manager.wait_settled(MCP_WAIT_S)
+    for name in manager.servers():
+        status = manager.status(name)
+        if status.state != "connected":
+            print(f"[MCP server {name}: {status.message}]", file=sys.stderr)
 
 
 async def _session(rt: Any, args: argparse.Namespace) -> str | None:

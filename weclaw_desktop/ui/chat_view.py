@@ -263,6 +263,11 @@ class ChatView(QScrollArea):
         self.current = None
         self._ticker.stop()
 
+    @property
+    def has_content(self) -> bool:
+        """Anything shown: messages, tool cards or notices."""
+        return self._layout.count() > 1
+
     # --- content --------------------------------------------------------------------------------
     def add_message(self, role: str, text: str) -> MessageWidget:
         widget = MessageWidget(role, text, self._renderer)

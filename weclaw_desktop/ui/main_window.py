@@ -251,7 +251,7 @@ class MainWindow(QMainWindow):
     def _update_stack(self) -> None:
         if not self.settings.provider.configured and not self.chat.messages:
             self.stack.setCurrentWidget(self.setup_panel)
-        elif not self.chat.messages and not self.chat.cards and self.controller.handle is None:
+        elif not self.chat.has_content and self.controller.handle is None:
             self.stack.setCurrentWidget(self.welcome)
         else:
             self.stack.setCurrentWidget(self.chat)
@@ -270,6 +270,12 @@ class MainWindow(QMainWindow):
         """Enable "Send to phone" on file cards (None disables it again)."""
         self.card_actions.send_to_phone = sender
         self.chat.refresh_phone_buttons()
+
+    def show_notice(self, text: str, kind: str = "info") -> None:
+        """A one-line notice in the chat (e.g. a file arrived from the phone), made visible."""
+        self.chat.add_notice(text, kind)
+        self._update_stack()
+        self.chat.scroll_to_end()
 
     def add_settings_page(self, title: str, widget: QWidget) -> None:
         self._extra_pages.append((title, widget))
