@@ -21,6 +21,13 @@ class Preset:
     key_url: str = ""  # where users get a key
     known_models: tuple[str, ...] = field(default_factory=tuple)
 
+    def short_label(self, lang: str) -> str:
+        """The label for one language: "DeepSeek 深度求索" stays whole in Chinese, is "DeepSeek" in English."""
+        if lang.startswith("zh"):
+            return self.label
+        words = [w for w in self.label.split() if not any("\u4e00" <= ch <= "\u9fff" for ch in w)]
+        return " ".join(words) or self.label
+
 
 PRESETS: dict[str, Preset] = {
     p.key: p

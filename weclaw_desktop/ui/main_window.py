@@ -44,7 +44,7 @@ from weclaw_desktop.ui.approval_dialog import QtApprovalGate
 from weclaw_desktop.ui.chat_controller import ChatController
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
-from weclaw_desktop.ui.i18n import tr
+from weclaw_desktop.ui.i18n import language, tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -229,7 +229,7 @@ class MainWindow(QMainWindow):
             try:
                 from weclaw_desktop.agent.presets import get_preset
 
-                name = get_preset(preset).label if preset != "custom" else p.base_url
+                name = get_preset(preset).short_label(language()) if preset != "custom" else p.base_url
             except ImportError:  # pragma: no cover - the agent package is part of the app
                 name = preset
             self.provider_label.setText(f"{name} · {p.model}")
