@@ -4,10 +4,9 @@ real AgentRuntime (offscreen Qt, qasync loop)."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,36 +18,9 @@ for _p in (HERE.parent, HERE):  # tests/ (fakeopenai, sample_tools, helpers) and
         sys.path.insert(0, str(_p))
 
 from fakeopenai import FakeOpenAI  # noqa: E402
-from helpers import tool_entry  # noqa: E402
-from uihelpers import TEST_KEY, keep_loop  # noqa: E402
+from uihelpers import TEST_KEY, keep_loop, ui_manifest  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
-
-
-def ui_manifest() -> dict[str, Any]:
-    work = tool_entry("WorkTool", ["run", "report"], timeout_s=60)
-    work["module"] = "weclaw_ui_test_tools"
-    work["display"] = {"name": {"en": "Worker", "zh": "工作者"}, "icon": "chip", "category": "system"}
-    echo = tool_entry("EchoTool", ["say", "shout"], config={"prefix": ""})
-    echo["display"] = {"name": {"en": "Echo", "zh": "回声"}, "icon": "terminal", "category": "productivity"}
-    bridged = tool_entry("BridgedTool", ["paste"], bridges=["clipboard"])
-    bridged["display"] = {"name": {"en": "Paste", "zh": "粘贴"}, "icon": "clipboard", "category": "desktop"}
-    return {
-        "version": 1,
-        "tools": {"echo": echo, "work": work, "bridged": bridged},
-        "profiles": {"full": ["*"]},
-    }
-
-
-@pytest.fixture(autouse=True)
-def collect_garbage_between_tests() -> Iterator[None]:
-    """Collect Qt wrappers of finished tests here, outside Qt's event dispatch.
-
-    Left to Python's automatic GC, the wrappers of a previous test's loop and windows were sometimes
-    collected from inside ``QTimerInfoList::activateTimers`` of a later test, which crashed offscreen Qt.
-    """
-    yield
-    gc.collect()
 
 
 @pytest.fixture

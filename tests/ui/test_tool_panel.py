@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import ui_manifest
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
 from PySide6.QtCore import Qt
-from uihelpers import configured_settings, until
+from uihelpers import configured_settings, ui_manifest, until
 
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.registry import ToolRegistry

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fakeopenai import FakeOpenAI
+from helpers import tool_entry
 
 from weclaw_desktop.settings import Settings
 
@@ -42,3 +43,18 @@ async def until(predicate: Callable[[], Any], limit_s: float = 5.0, what: str = 
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.01)
+
+
+def ui_manifest() -> dict[str, Any]:
+    work = tool_entry("WorkTool", ["run", "report"], timeout_s=60)
+    work["module"] = "weclaw_ui_test_tools"
+    work["display"] = {"name": {"en": "Worker", "zh": "工作者"}, "icon": "chip", "category": "system"}
+    echo = tool_entry("EchoTool", ["say", "shout"], config={"prefix": ""})
+    echo["display"] = {"name": {"en": "Echo", "zh": "回声"}, "icon": "terminal", "category": "productivity"}
+    bridged = tool_entry("BridgedTool", ["paste"], bridges=["clipboard"])
+    bridged["display"] = {"name": {"en": "Paste", "zh": "粘贴"}, "icon": "clipboard", "category": "desktop"}
+    return {
+        "version": 1,
+        "tools": {"echo": echo, "work": work, "bridged": bridged},
+        "profiles": {"full": ["*"]},
+    }

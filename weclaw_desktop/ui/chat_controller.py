@@ -20,6 +20,7 @@ from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.i18n import tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
+from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
 
 if TYPE_CHECKING:
@@ -56,7 +57,12 @@ class ChatController(QObject):
         self.session_id = ""
         self.handle: TurnHandle | None = None
         self.tokens: dict[str, int] = {}
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet(
+            "UI",
+            on_error=lambda exc: self.chat.add_notice(
+                tr("chat.error", message=f"{type(exc).__name__}: {exc}"), "error"
+            ),
+        )
         self._query = ""
         composer.send_requested.connect(lambda text: self.spawn(self.send(text)))
         composer.stop_requested.connect(self.stop)
@@ -68,22 +74,11 @@ class ChatController(QObject):
 
     # --- tasks ----------------------------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            exc = task.exception()
-            log.error("UI task failed: %r", exc, exc_info=exc)
-            self.chat.add_notice(tr("chat.error", message=f"{type(exc).__name__}: {exc}"), "error")
+        return self._tasks.spawn(coro)
 
     async def idle(self) -> None:
         """Wait until the background UI tasks started so far are done (tests, shutdown)."""
-        while self._tasks:
-            await asyncio.wait(set(self._tasks))
+        await self._tasks.idle()
 
     # --- runtime --------------------------------------------------------------------------------
     def attach(self, runtime: AgentRuntime) -> None:
@@ -218,8 +213,7 @@ class ChatController(QObject):
         self.spawn(self.refresh_sessions())
 
     async def shutdown(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        await self._tasks.cancel_all()
         if self.runtime is not None:
             await self.runtime.close()
 

@@ -34,6 +34,7 @@ from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
 from weclaw_desktop.ui.i18n import language, tr
 from weclaw_desktop.ui.mcp_page import McpPage
 from weclaw_desktop.ui.pairing_dialog import DeviceApprover, PairingDialog
+from weclaw_desktop.ui.tasks import TaskSet
 
 if TYPE_CHECKING:
     from weclaw_desktop.ui.main_window import MainWindow
@@ -73,7 +74,7 @@ class AppServices:
         if self.companion.accept_device is None:  # a new phone is let in only when the user says yes
             self.companion.accept_device = DeviceApprover(window, language())
         self.pairing_dialog: PairingDialog | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("app service")
         self._stopped = False
 
         self.mcp_page = McpPage(window.secrets)
@@ -107,10 +108,7 @@ class AppServices:
         if self._stopped:
             return
         self._stopped = True
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._tasks.cancel_all()
         self.mcp_page.set_manager(None)
         for step in (self.mcp.stop_all, self.companion.stop, self.scheduler.stop):
             try:
@@ -123,15 +121,7 @@ class AppServices:
             self.pairing_dialog.close()
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("app service task failed", exc_info=task.exception())
+        return self._tasks.spawn(coro)
 
     # --- settings ------------------------------------------------------------------------------
     def _settings_saved(self, settings: Settings) -> None:

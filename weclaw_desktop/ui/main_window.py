@@ -11,7 +11,6 @@ Plug-in points for other components:
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +46,7 @@ from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.i18n import language, tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
+from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions
 from weclaw_desktop.ui.tool_panel import ToolPanel
@@ -77,7 +77,7 @@ class MainWindow(QMainWindow):
         self._extra_pages: list[tuple[str, QWidget]] = []
         self._quitting = False
         self.settings_dialog: SettingsDialog | None = None
-        self._pending: set[asyncio.Task[Any]] = set()
+        self._pending = TaskSet("window")
         self.setWindowTitle("WeClaw")
         self.setWindowIcon(icons.app_icon())
         self.resize(1240, 800)
@@ -282,9 +282,7 @@ class MainWindow(QMainWindow):
 
     # --- actions --------------------------------------------------------------------------------
     def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
+        self._pending.spawn(coro)
 
     def _open_path(self, path: Path) -> None:
         self._spawn(self.desktop.open_path(path))

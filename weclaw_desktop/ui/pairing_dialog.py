@@ -42,6 +42,7 @@ from weclaw_desktop.companion import CompanionEvent, CompanionService, DeviceInf
 from weclaw_desktop.companion.network import Interface, candidate_interfaces
 from weclaw_desktop.companion.pairing import PairingCode
 from weclaw_desktop.companion.qr import qr_png
+from weclaw_desktop.ui.tasks import TaskSet
 
 log = logging.getLogger("weclaw.ui.pairing")
 
@@ -149,7 +150,7 @@ class PairingDialog(QDialog):
         self.lang = lang
         self.on_settings_changed = on_settings_changed or (lambda: None)
         self.code: PairingCode | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("phone dialog")
         if service.accept_device is None:
             service.accept_device = DeviceApprover(parent or self, lang)
         self.setWindowTitle(text("title", lang))
@@ -254,20 +255,11 @@ class PairingDialog(QDialog):
 
     # --- async plumbing ---------------------------------------------------------------------------
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("phone dialog task failed", exc_info=task.exception())
+        return self._tasks.spawn(coro)
 
     async def idle(self) -> None:
         """Wait for the dialog's pending work (tests use it)."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        await self._tasks.idle()
 
     # --- network and link -------------------------------------------------------------------------
     async def _load_interfaces(self) -> None:

@@ -3,7 +3,6 @@ keyring (with the backend shown, and the session-only fallback explained), and T
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +25,7 @@ from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui import theme
 from weclaw_desktop.ui.i18n import tr
+from weclaw_desktop.ui.tasks import TaskSet
 
 _BACKEND_NAMES = {
     "SecretService": "Secret Service (GNOME Keyring / KWallet)",
@@ -69,7 +69,7 @@ class ProviderPage(QWidget):
         self.secrets = secrets
         self._key_lookup = key_lookup
         self._presets = PRESETS
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskSet("settings")
         self._key_name = "api_key"
         self._had_key = False
         self.key_result = ""  # what the last save did with the key (tests read it)
@@ -232,9 +232,7 @@ class ProviderPage(QWidget):
         )
 
     def _run(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._tasks.spawn(coro)
 
     def _show_result(self, text: str, ok: bool) -> None:
         c = theme.colors()
@@ -284,5 +282,4 @@ class ProviderPage(QWidget):
         return True
 
     def cancel_tasks(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
+        self._tasks.cancel_pending()
