@@ -62,6 +62,41 @@ def weclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     yield home
 
 
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """tmp_path/home is the user's home folder for this test (HOME, USERPROFILE and the trash point there)."""
+    user_home = tmp_path / "home"
+    user_home.mkdir()
+    monkeypatch.setenv("HOME", str(user_home))
+    monkeypatch.setenv("USERPROFILE", str(user_home))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("LOCALAPPDATA", raising=False)
+    monkeypatch.delenv("APPDATA", raising=False)
+    try:  # send2trash's freedesktop backend computes the home trash at import time
+        import send2trash.plat_other as trash
+
+        data_home = user_home / ".local" / "share"
+        monkeypatch.setattr(trash, "XDG_DATA_HOME", bytes(data_home))
+        monkeypatch.setattr(trash, "HOMETRASH_B", bytes(data_home / "Trash"))
+        monkeypatch.setattr(trash, "HOMETRASH", str(data_home / "Trash"))
+    except ImportError:
+        pass
+    yield user_home
+
+
+@pytest.fixture
+async def fake_openai() -> Any:
+    """A started fake OpenAI-compatible server (tests/fakeopenai.py); push replies with ``.push(...)``."""
+    from fakeopenai import FakeOpenAI
+
+    server = FakeOpenAI()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
 class MemoryKeyring:
     """An in-memory keyring backend for tests."""
 

@@ -27,17 +27,6 @@ def tools_json(tmp_path: Path) -> Path:
     return write_manifest(tmp_path / "tools.json")
 
 
-@pytest.fixture
-async def fake_openai() -> AsyncIterator[FakeOpenAI]:
-    """A started fake server; push replies with ``fake_openai.push(text_reply(...))``."""
-    server = FakeOpenAI()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
 RuntimeFactory = Callable[..., Awaitable[AgentRuntime]]
 
 

@@ -14,20 +14,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from fakeopenai import FakeOpenAI  # noqa: E402
 from integration_helpers import WindowFactory, keep_loop  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
-
-
-@pytest.fixture
-async def fake_openai() -> AsyncIterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 @pytest.fixture

@@ -2,45 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from toolrun import Run
 
-from weclaw_desktop.paths import tools_json_path
-from weclaw_desktop.toolkit import (
-    ApprovalPolicy,
-    AutoApprove,
-    Dispatcher,
-    ToolCall,
-    ToolContext,
-    ToolRegistry,
-    ToolResult,
-)
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """tmp_path/home is the user's home folder for this test (HOME, USERPROFILE and the trash point there)."""
-    user_home = tmp_path / "home"
-    user_home.mkdir()
-    monkeypatch.setenv("HOME", str(user_home))
-    monkeypatch.setenv("USERPROFILE", str(user_home))
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.delenv("LOCALAPPDATA", raising=False)
-    monkeypatch.delenv("APPDATA", raising=False)
-    try:  # send2trash's freedesktop backend computes the home trash at import time
-        import send2trash.plat_other as trash
-
-        data_home = user_home / ".local" / "share"
-        monkeypatch.setattr(trash, "XDG_DATA_HOME", bytes(data_home))
-        monkeypatch.setattr(trash, "HOMETRASH_B", bytes(data_home / "Trash"))
-        monkeypatch.setattr(trash, "HOMETRASH", str(data_home / "Trash"))
-    except ImportError:
-        pass
-    yield user_home
+from weclaw_desktop.toolkit import ToolContext
 
 
 @pytest.fixture
@@ -53,24 +21,6 @@ def outputs(tmp_path: Path) -> Path:
 @pytest.fixture
 def ctx(home: Path, outputs: Path, tmp_path: Path) -> ToolContext:
     return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", allowed_roots=[home])
-
-
-class Run:
-    """Calls tools through the real Dispatcher and a ToolRegistry built from the real tools.json."""
-
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-        self.registry = ToolRegistry.from_path(tools_json_path())
-        policy = ApprovalPolicy(rules={"cli": {"low": "allow", "medium": "allow", "high": "allow"}})
-        self.dispatcher = Dispatcher(self.registry, approval_policy=policy, gate=AutoApprove())
-        self.progress: list[tuple[float | None, str]] = []
-        ctx.progress_callback = lambda f, m: self.progress.append((f, m))
-        self._n = 0
-
-    async def __call__(self, function: str, **arguments: Any) -> ToolResult:
-        self._n += 1
-        call = ToolCall(id=f"c{self._n}", name=function, arguments=json.dumps(arguments, ensure_ascii=False))
-        return await self.dispatcher.dispatch(call, self.ctx)
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from toolrun import Run
 from tools_b.bridges import FakeScreens, MemoryClipboard, RecordingDesktop, RecordingNotifier, make_png
-from tools_b.conftest import Run
 
 from weclaw_desktop.bridges.protocols import ClipboardBridge, DesktopBridge, NotifierBridge, ScreenBridge
 from weclaw_desktop.toolkit import AvailabilityContext, Policy, ToolContext, ToolStatus, plan

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tools_b.conftest import Run
+from toolrun import Run
 
 from weclaw_desktop.toolkit import ToolStatus
 from weclaw_desktop.tools.calc_eval import CalcError, evaluate, preprocess

@@ -6,7 +6,7 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from tools_b.conftest import Run
+from toolrun import Run
 
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
 

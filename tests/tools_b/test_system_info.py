@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from tools_b.conftest import Run
+from toolrun import Run
 
 from weclaw_desktop.toolkit import ToolStatus
 

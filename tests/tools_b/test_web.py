@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from tools_b.conftest import Run
+from toolrun import Run
 from tools_b.webserver import BRAVE_KEY, TAVILY_KEY, Site, build_app, web_config
 
 from weclaw_desktop.secrets import SecretStore

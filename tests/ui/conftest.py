@@ -17,7 +17,6 @@ for _p in (HERE.parent, HERE):  # tests/ (fakeopenai, sample_tools, helpers) and
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from fakeopenai import FakeOpenAI  # noqa: E402
 from uihelpers import TEST_KEY, keep_loop, ui_manifest  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
@@ -28,16 +27,6 @@ def tools_json(tmp_path: Path) -> Path:
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(ui_manifest()), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-async def fake_openai() -> AsyncIterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 WindowFactory = Callable[..., Awaitable[Any]]
