@@ -57,6 +57,7 @@ from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import Origin
 from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.hooks import Hooks
+from weclaw_desktop.toolkit.planner import plan
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 log = logging.getLogger("weclaw.runtime")
@@ -200,6 +201,9 @@ class AgentRuntime:
         injected: dict[str, Any] = {"history": history}
         index = make_tool_index(registry)
         if index is not None:
+            # tool_search names only tools the planner would offer now (not hidden or switched-off ones);
+            # the dispatcher's policy is read at call time, so a policy change in Settings applies at once.
+            index.visible = lambda: plan(registry, dispatcher.policy, dispatcher.availability()).visible
             injected["tool_index"] = index
         injected.update(bridges or {})
         registry.inject(injected)
