@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +13,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-from integration_helpers import WindowFactory, keep_loop  # noqa: E402
+from integration_helpers import WindowFactory, close_windows, keep_loop  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
 
@@ -43,8 +42,4 @@ async def make_window(qtbot: Any, memory_keyring: Any) -> AsyncIterator[WindowFa
         return window
 
     yield factory
-    for window in made:
-        window.quit_app()
-        await window.controller.shutdown()
-        window.deleteLater()
-    await asyncio.sleep(0.05)
+    await close_windows(made)

@@ -33,6 +33,7 @@ _ui = _helpers("uihelpers", "ui")
 _phone = _helpers("companion_helpers", "companion")
 TEST_KEY: str = _ui.TEST_KEY
 keep_loop = _ui.keep_loop
+close_windows = _ui.close_windows
 until = _ui.until
 configured_settings = _ui.configured_settings
 Phone = _phone.Phone

@@ -3,7 +3,6 @@ real AgentRuntime (offscreen Qt, qasync loop)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -17,7 +16,7 @@ for _p in (HERE.parent, HERE):  # tests/ (fakeopenai, sample_tools, helpers) and
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from uihelpers import TEST_KEY, keep_loop, ui_manifest  # noqa: E402
+from uihelpers import TEST_KEY, close_windows, keep_loop, ui_manifest  # noqa: E402
 
 from weclaw_desktop.settings import Settings  # noqa: E402
 
@@ -61,10 +60,4 @@ async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFacto
         return window
 
     yield factory
-    for window in made:
-        window.quit_app()
-        await window.controller.shutdown()
-        window.deleteLater()
-    # Process the deferred deletes now, on this test's loop: left for the next test's loop, Qt events
-    # for the deleted windows' platform windows were delivered after them (a rare offscreen crash).
-    await asyncio.sleep(0.05)
+    await close_windows(made)

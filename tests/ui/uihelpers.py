@@ -24,6 +24,19 @@ def keep_loop() -> None:
         KEPT_LOOPS.append(loop)
 
 
+async def close_windows(windows: list[Any]) -> None:
+    """Quit and delete test windows, then process the deferred deletes on this test's own loop.
+
+    Left for the next test's loop, Qt events for the deleted windows' platform windows were delivered
+    after them (a rare offscreen crash).
+    """
+    for window in windows:
+        window.quit_app()
+        await window.controller.shutdown()
+        window.deleteLater()
+    await asyncio.sleep(0.05)
+
+
 def configured_settings(fake: FakeOpenAI) -> Settings:
     s = Settings()
     s.provider.base_url = fake.base_url
