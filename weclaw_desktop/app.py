@@ -1,6 +1,6 @@
 """The composition root of the desktop app.
 
-settings -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
+SettingsStore -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
 bridge services) -> ``registry.inject(window.bridges)`` -> show. The agent runtime (which imports the
 openai SDK, the slowest import of the app) is loaded right after the window is on screen, in a worker
 thread, and attached to the window; a message typed before that simply waits for it. The long-lived
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QApplication
 
 from weclaw_desktop.paths import AppPaths, app_paths
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import theme
 from weclaw_desktop.ui.i18n import resolve_language, set_language, tr
@@ -83,15 +83,19 @@ def follow_system_theme(app: QApplication, window: MainWindow) -> None:
 
 
 def build_window(
-    settings: Settings,
+    settings: SettingsStore | Settings,
     *,
     secrets: SecretStore | None = None,
     tools_json: str | Path | None = None,
     registry: ToolRegistry | None = None,
 ) -> MainWindow:
-    """settings -> registry -> window -> inject the window's bridges. Does not show the window."""
-    registry = registry or ToolRegistry.from_path(tools_json, config_overrides=settings.tools.config)
-    window = MainWindow(settings, registry, secrets or SecretStore())
+    """store -> registry -> window -> inject the window's bridges. Does not show the window.
+
+    A bare Settings gets a store of its own (on the data folder) that starts from it."""
+    store = settings if isinstance(settings, SettingsStore) else SettingsStore(settings=settings)
+    config = store.settings.tools.config
+    registry = registry or ToolRegistry.from_path(tools_json, config_overrides=config)
+    window = MainWindow(store, registry, secrets or SecretStore())
     registry.inject(window.bridges)
     return window
 
@@ -108,7 +112,7 @@ def create_runtime(
     from weclaw_desktop.toolkit.base import Origin
 
     runtime = AgentRuntime.create(
-        window.settings,
+        store=window.store,
         paths=paths,
         secrets=window.secrets,
         registry=window.registry,
@@ -190,13 +194,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(tr("app.already_running"))
         return 0
     single.listen()
-    settings = Settings.load(paths)
-    prepare_ui(app, settings)
+    store = SettingsStore.open(paths)
+    prepare_ui(app, store.settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     collector = MainThreadGC()  # cyclic GC off worker threads: a QObject freed there crashes Qt timers
     collector.start()
-    window = build_window(settings)
+    window = build_window(store)
     single.activated.connect(window.bring_to_front)
     follow_system_theme(app, window)
     window.show()

@@ -8,7 +8,7 @@ from typing import Any
 
 from weclaw_desktop.commands.common import manifest_or_exit
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import SettingsStore
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.planner import plan
 from weclaw_desktop.toolkit.policy import Policy
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(registry.function_defs(registry.tool_names()), ensure_ascii=False, indent=1))
         return 0
     secrets = SecretStore()
-    servers = [s for s in Settings.load().mcp_servers if s.enabled]
+    servers = [s for s in SettingsStore.open().settings.mcp_servers if s.enabled]
     if servers and not args.no_mcp:
         # MCP servers are started for the listing, so their tools and failures show as they really are.
         from weclaw_desktop.mcp.cli import run_with_servers

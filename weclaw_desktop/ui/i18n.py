@@ -147,6 +147,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "diag.circuit-open": ("Paused after repeated failures", "多次失败后暂停"),
     "diag.load-failed": ("Failed to load", "加载失败"),
     "diag.server-unavailable": ("Server unavailable", "服务器不可用"),
+    "diag.settings-unreadable": ("Switched off: your settings could not be read", "已关闭：你的设置无法读取"),
     "diag.bridge-missing.hint": (
         "It starts with the desktop window; if it stays missing, restart WeClaw.",
         "它随桌面窗口启动；若一直缺失，请重启 WeClaw。",
@@ -174,6 +175,56 @@ TABLE: dict[str, tuple[str, str]] = {
         "该工具在本机安装有问题，请查看日志。",
     ),
     "diag.server-unavailable.hint": ("Check the server in Settings.", "请在设置中检查该服务器。"),
+    "diag.settings-unreadable.hint": (
+        "Tick the box to switch it back on, or fix your settings (see the notice above the chat).",
+        "勾选即可重新开启，或修复你的设置（见对话上方的提示）。",
+    ),
+    # settings that could not be read (the notice above the chat)
+    "settings.problems.title": ("Some of your settings could not be read", "部分设置无法读取"),
+    "settings.problems.unreadable": (
+        "settings.json could not be read ({message}); the defaults are used.",
+        "无法读取 settings.json（{message}），正在使用默认设置。",
+    ),
+    "settings.problems.mcp": ("• MCP server {path} is not started: {message}", "• MCP 服务器 {path} 未启动：{message}"),
+    "settings.problems.more": (
+        "…and {n} more (run `weclaw doctor` to see all)",
+        "……还有 {n} 项（运行 `weclaw doctor` 查看全部）",
+    ),
+    "settings.problems.copy": ("The file as it was is kept as {path}.", "原文件已另存为 {path}。"),
+    "settings.effect.tools-locked": (
+        "To be safe, tools with medium- or high-risk actions are switched off; tick one in the tool panel to use it.",
+        "为安全起见，含中高风险操作的工具已关闭；可在工具面板中勾选以重新开启。",
+    ),
+    "settings.effect.approvals-strict": (
+        "To be safe, medium- and high-risk calls ask you first, and scheduled tasks may not run them.",
+        "为安全起见，中高风险的调用会先询问你，定时任务不能执行它们。",
+    ),
+    "settings.effect.remembered-cleared": (
+        "Calls you chose to always allow will ask again.",
+        "你选择“始终允许”的调用会再次询问。",
+    ),
+    "settings.effect.roots-outputs": (
+        "To be safe, file tools can reach only the outputs folder.",
+        "为安全起见，文件工具只能访问输出文件夹。",
+    ),
+    "settings.problems.accept": ("Use these values", "使用当前值"),
+    "settings.problems.accept.tip": (
+        "Save the values in use now; the stricter ones stay until you change them.",
+        "立即保存当前使用的值；更严格的设置会保留，直到你修改它们。",
+    ),
+    "settings.problems.reload": ("Reload", "重新读取"),
+    "settings.problems.reload.tip": ("Read settings.json again after you fixed it", "修改 settings.json 后重新读取"),
+    "settings.problems.open": ("Show file", "显示文件"),
+    "settings.problems.dismiss": ("Hide", "隐藏"),
+    "mcp.invalid.row": (
+        "Not started: {error}. Kept as written in settings.json until you edit or remove it.",
+        "未启动：{error}。在你编辑或删除之前，按 settings.json 中的原样保留。",
+    ),
+    "mcp.invalid.status": (
+        "This entry cannot be used: {error}. Edit it to fix it, or remove it.",
+        "此条目无法使用：{error}。请编辑修正，或将其删除。",
+    ),
+    "mcp.invalid.unnamed": ("(no name)", "（无名称）"),
     # status bar
     "statusbar.no_provider": ("No model set up", "未设置模型"),
     "statusbar.tokens": ("{n} tokens", "{n} tokens"),

@@ -68,7 +68,7 @@ def _header() -> str:
 
 def _run(report: SelfTestReport, paths: AppPaths) -> None:
     from weclaw_desktop.app import prepare_ui, qt_application
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     report.check("paths", lambda: checks.check_paths(paths))
@@ -86,7 +86,7 @@ def _run(report: SelfTestReport, paths: AppPaths) -> None:
     report.check("keyring-backends", checks.check_keyring_backends)
 
     app = qt_application([sys.argv[0] if sys.argv else "weclaw"])
-    settings = Settings.load(paths)
+    settings = SettingsStore.open(paths).settings
     prepare_ui(app, settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)

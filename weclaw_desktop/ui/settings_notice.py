@@ -1,0 +1,115 @@
+"""The banner above the chat that says which settings could not be read and what is used instead.
+
+It follows the :class:`SettingsStore`: shown while the store has problems that need the user (field
+errors, an unreadable file, unusable MCP entries), with what became stricter, where the copy of the file
+is, and three ways out: use the values in use (the store writes them), reload the file after fixing it
+by hand, or show the file. Hiding it lasts until the problems change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from weclaw_desktop.settings import ProblemKind, SettingsChange, SettingsProblem, SettingsStore
+from weclaw_desktop.ui.i18n import tr
+
+MAX_LINES = 5
+
+
+class SettingsNotice(QWidget):
+    def __init__(self, store: SettingsStore, reveal: Callable[[Path], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self._reveal = reveal
+        self._hidden_for: tuple[SettingsProblem, ...] | None = None
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(24, 12, 24, 0)
+        self.frame = QFrame()
+        self.frame.setObjectName("Notice")
+        outer.addWidget(self.frame)
+        layout = QVBoxLayout(self.frame)
+        layout.setContentsMargins(14, 10, 14, 10)
+        layout.setSpacing(4)
+        self.title = QLabel()
+        self.title.setObjectName("Section")
+        self.title.setWordWrap(True)
+        layout.addWidget(self.title)
+        self.body = QLabel()
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.body)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.accept_button = QPushButton(tr("settings.problems.accept"))
+        self.accept_button.setToolTip(tr("settings.problems.accept.tip"))
+        self.accept_button.clicked.connect(self.accept)
+        self.reload_button = QPushButton(tr("settings.problems.reload"))
+        self.reload_button.setToolTip(tr("settings.problems.reload.tip"))
+        self.reload_button.clicked.connect(self.reload)
+        self.show_button = QPushButton(tr("settings.problems.open"))
+        self.show_button.clicked.connect(self._show_file)
+        self.hide_button = QPushButton(tr("settings.problems.dismiss"))
+        self.hide_button.clicked.connect(self.dismiss)
+        for button in (self.accept_button, self.reload_button, self.show_button, self.hide_button):
+            buttons.addWidget(button)
+        layout.addLayout(buttons)
+        self.refresh()
+
+    # --- the store --------------------------------------------------------------------------------
+    def changed(self, _change: SettingsChange | None = None) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        errors = self.store.errors
+        if not errors or errors == self._hidden_for:
+            self.setVisible(False)
+            return
+        self._hidden_for = None
+        self.title.setText(tr("settings.problems.title"))
+        self.body.setText(self.text(errors))
+        fixable = any(p.kind is not ProblemKind.MCP_ENTRY for p in errors)
+        self.accept_button.setVisible(fixable)
+        self.setVisible(True)
+
+    def text(self, errors: tuple[SettingsProblem, ...]) -> str:
+        lines: list[str] = []
+        for problem in errors[:MAX_LINES]:
+            if problem.kind is ProblemKind.UNREADABLE:
+                lines.append(tr("settings.problems.unreadable", message=problem.message))
+            elif problem.kind is ProblemKind.MCP_ENTRY:
+                lines.append(tr("settings.problems.mcp", path=problem.path, message=problem.message))
+            else:
+                lines.append(f"• {problem.path}: {problem.message}")
+        if len(errors) > MAX_LINES:
+            lines.append(tr("settings.problems.more", n=len(errors) - MAX_LINES))
+        effects = dict.fromkeys(e for p in errors for e in p.effects)
+        lines += [tr(f"settings.effect.{e}") for e in effects]
+        copy = self.store.broken_copy
+        if copy is not None:
+            lines.append(tr("settings.problems.copy", path=str(copy)))
+        return "\n".join(lines)
+
+    # --- actions ----------------------------------------------------------------------------------
+    def accept(self) -> None:
+        try:
+            self.store.accept_fallbacks()
+        except OSError as exc:
+            self.body.setText(tr("settings.invalid", message=exc.strerror or str(exc)))
+            return
+        self.refresh()
+
+    def reload(self) -> None:
+        self.store.reload()
+        self.refresh()
+
+    def dismiss(self) -> None:
+        self._hidden_for = self.store.errors
+        self.setVisible(False)
+
+    def _show_file(self) -> None:
+        copy = self.store.broken_copy
+        self._reveal(copy if copy is not None and copy.exists() else self.store.path)
