@@ -14,7 +14,7 @@ from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget,
 from weclaw_desktop.agent.history import INTERRUPTED_RESULT, StoredMessage, build_model_messages
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.runtime import AgentRuntime
-from weclaw_desktop.settings import Settings, SettingsStore
+from weclaw_desktop.settings import SettingsStore
 from weclaw_desktop.toolkit.base import Origin, ToolResult, ToolStatus
 
 

@@ -46,7 +46,7 @@ class SettingsProblem:
 
     def line(self) -> str:
         """One line for the log and ``weclaw doctor``."""
-        where = self.path or "settings.json"
+        where = self.path or "the whole file"
         text = f"{where}: {self.message}; {self.used}"
         if self.effects:
             text += " (fails closed: " + "; ".join(EFFECTS[e] for e in self.effects) + ")"

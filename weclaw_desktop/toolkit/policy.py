@@ -4,7 +4,7 @@ Precedence, strongest first: the user's per-tool switch (off), the deny list, th
 together with the allow list, then ``disabled_risks``. Deny always wins over allow.
 
 ``disabled_risks`` is how the settings store fails closed when the deny list or the switches cannot be
-read: tools whose highest action risk is listed are off (diagnostic ``settings-unreadable``) unless the
+read: tools whose highest action risk is listed are off (diagnostic ``disabled-settings-unreadable``) unless the
 user switched them back on (``enabled``). It needs the tools' risks, so callers pass ``risk_of``.
 """
 
@@ -98,7 +98,7 @@ class Policy(BaseModel):
 
 
 _LOCKED = Diagnostic(
-    code=Code.SETTINGS_UNREADABLE,
+    code=Code.DISABLED_SETTINGS_UNREADABLE,
     message="switched off because your tool settings could not be read",
     hint="Switch it back on if you want it, or fix the settings (see the notice in the window or `weclaw doctor`).",
 )

@@ -147,7 +147,7 @@ TABLE: dict[str, tuple[str, str]] = {
     "diag.circuit-open": ("Paused after repeated failures", "多次失败后暂停"),
     "diag.load-failed": ("Failed to load", "加载失败"),
     "diag.server-unavailable": ("Server unavailable", "服务器不可用"),
-    "diag.settings-unreadable": ("Switched off: your settings could not be read", "已关闭：你的设置无法读取"),
+    "diag.disabled-settings-unreadable": ("Switched off: your settings could not be read", "已关闭：你的设置无法读取"),
     "diag.bridge-missing.hint": (
         "It starts with the desktop window; if it stays missing, restart WeClaw.",
         "它随桌面窗口启动；若一直缺失，请重启 WeClaw。",
@@ -175,7 +175,7 @@ TABLE: dict[str, tuple[str, str]] = {
         "该工具在本机安装有问题，请查看日志。",
     ),
     "diag.server-unavailable.hint": ("Check the server in Settings.", "请在设置中检查该服务器。"),
-    "diag.settings-unreadable.hint": (
+    "diag.disabled-settings-unreadable.hint": (
         "Tick the box to switch it back on, or fix your settings (see the notice above the chat).",
         "勾选即可重新开启，或修复你的设置（见对话上方的提示）。",
     ),

@@ -62,7 +62,7 @@ class ToolRow:
 
 
 #: Diagnostics the user's switch undoes: the row shows "off" with its box unticked.
-_SWITCHED_OFF = (Code.DISABLED_BY_USER, Code.SETTINGS_UNREADABLE)
+_SWITCHED_OFF = (Code.DISABLED_BY_USER, Code.DISABLED_SETTINGS_UNREADABLE)
 
 
 class ToolBoard:
