@@ -43,8 +43,9 @@ async def _turn(rt: AgentRuntime, text: str = "go") -> Any:
     return await rt.start_turn(session.id, text).wait()
 
 
-def _tool_messages(fake: FakeOpenAI) -> list[str]:
-    return [m["content"] for m in fake.messages(-1) if m["role"] == "tool"]
+def _tool_messages(fake: FakeOpenAI) -> dict[str, str]:
+    """Tool results of the last request by call id (parallel calls may finish in any order)."""
+    return {m["tool_call_id"]: m["content"] for m in fake.messages(-1) if m["role"] == "tool"}
 
 
 async def test_a_bad_field_keeps_the_deny_list_and_a_denied_tool_stays_denied(
@@ -54,15 +55,15 @@ async def test_a_bad_field_keeps_the_deny_list_and_a_denied_tool_stays_denied(
     store = SettingsStore.open()
     rt = await runtime_on(store)
     assert rt.loop.options.max_rounds == 12  # the bad field alone fell back
-    fake_openai.push(
-        tool_reply(call("faulty_crash", {"text": "x"}), call("shouty_say", {"text": "y"})), text_reply("ok")
-    )
+    calls = call("faulty_crash", {"text": "x"}, id="c1"), call("shouty_say", {"text": "y"}, id="c2")
+    fake_openai.push(tool_reply(*calls), text_reply("ok"))
     done = await _turn(rt)
     assert done.reason == "completed"
     offered = fake_openai.tool_names(0)
     assert "echo_say" in offered
     assert not any(n.startswith(("faulty_", "shouty_")) for n in offered)  # denied and switched off: not offered
-    crash, say = _tool_messages(fake_openai)
+    results = _tool_messages(fake_openai)
+    crash, say = results["c1"], results["c2"]
     assert "not available right now" in crash and "deny list" in crash  # called anyway: refused
     assert "not available right now" in say and "switched off" in say
 
@@ -76,11 +77,11 @@ async def test_an_unreadable_deny_list_locks_risky_tools_until_one_is_switched_o
     write_settings(user_file(fake_openai.base_url, tools__policy={"deny": "faulty"}))
     store = SettingsStore.open()
     rt = await runtime_on(store)
-    fake_openai.push(tool_reply(call("faulty_crash", {"text": "x"})), text_reply("ok"))
+    fake_openai.push(tool_reply(call("faulty_crash", {"text": "x"}, id="c1")), text_reply("ok"))
     await _turn(rt)
     assert not any(n.startswith(("faulty_", "shouty_")) for n in fake_openai.tool_names(0))
     assert "echo_say" in fake_openai.tool_names(0)
-    [refusal] = _tool_messages(fake_openai)
+    refusal = _tool_messages(fake_openai)["c1"]
     assert "disabled-settings-unreadable" in refusal
 
     store.update(lambda s: setattr(s.tools, "policy", s.tools.policy.with_switch("faulty", True)))

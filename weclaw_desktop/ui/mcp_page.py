@@ -608,6 +608,8 @@ def _draft(raw: object) -> McpServerSettings:
             values[name] = getattr(checked, name)
     defaults = {n: f.get_default(call_default_factory=True) for n, f in McpServerSettings.model_fields.items()}
     defaults["name"] = ""
+    if "transport" not in values and isinstance(raw, dict) and raw.get("url"):
+        values["transport"] = "http"  # e.g. legacy "sse": show it with its URL, the nearest we have
     return McpServerSettings.model_construct(**{**defaults, **values})
 
 

@@ -86,14 +86,14 @@ def _run(report: SelfTestReport, paths: AppPaths) -> None:
     report.check("keyring-backends", checks.check_keyring_backends)
 
     app = qt_application([sys.argv[0] if sys.argv else "weclaw"])
-    settings = SettingsStore.open(paths).settings
-    prepare_ui(app, settings)
+    store = SettingsStore.open(paths)
+    prepare_ui(app, store.settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     windows: list[object] = []
     with loop:
         if built:
-            report.check("window", lambda: _check_window(settings, built[0], windows))
+            report.check("window", lambda: _check_window(store, built[0], windows))
         report.check("pairing-qr", _check_qr)
         loop.run_until_complete(_async_checks(report, built[0] if built else None, paths, windows))
     asyncio.set_event_loop(None)
@@ -114,16 +114,16 @@ async def _async_checks(
             window.deleteLater()
 
 
-def _check_window(settings: object, registry: ToolRegistry, keep: list[object]) -> str:
+def _check_window(store: object, registry: ToolRegistry, keep: list[object]) -> str:
     from weclaw_desktop.app import build_window
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.toolkit.planner import plan
 
-    assert isinstance(settings, Settings)
-    policy = settings.tools.policy
+    assert isinstance(store, SettingsStore)
+    policy = store.settings.tools.policy
     bridged = [t for t in registry.tool_names() if registry.spec(t).bridges]
     hidden_before = set(plan(registry, policy).hidden)
-    window = build_window(settings, registry=registry)
+    window = build_window(store, registry=registry)
     keep.append(window)
     provided = set(window.bridges)
     if not provided <= registry.bridge_names():

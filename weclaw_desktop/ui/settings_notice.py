@@ -3,7 +3,7 @@
 It follows the :class:`SettingsStore`: shown while the store has problems that need the user (field
 errors, an unreadable file, unusable MCP entries), with what became stricter, where the copy of the file
 is, and three ways out: use the values in use (the store writes them), reload the file after fixing it
-by hand, or show the file. Hiding it lasts until the problems change.
+by hand, or show the file. Hiding it (×) lasts until the problems change.
 """
 
 from __future__ import annotations
@@ -12,12 +12,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from weclaw_desktop.settings import ProblemKind, SettingsChange, SettingsProblem, SettingsStore
 from weclaw_desktop.ui.i18n import tr
 
 MAX_LINES = 5
+BODY_MAX_HEIGHT = 150  # px: longer lists scroll, so the chat keeps most of the window
 
 
 class SettingsNotice(QWidget):
@@ -34,14 +44,31 @@ class SettingsNotice(QWidget):
         layout = QVBoxLayout(self.frame)
         layout.setContentsMargins(14, 10, 14, 10)
         layout.setSpacing(4)
+        top = QHBoxLayout()
         self.title = QLabel()
         self.title.setObjectName("Section")
         self.title.setWordWrap(True)
-        layout.addWidget(self.title)
+        top.addWidget(self.title, 1)
+        self.hide_button = QToolButton()
+        self.hide_button.setText("×")
+        self.hide_button.setAutoRaise(True)
+        self.hide_button.setToolTip(tr("settings.problems.dismiss"))
+        self.hide_button.clicked.connect(self.dismiss)
+        top.addWidget(self.hide_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top)
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.PlainText)
-        layout.addWidget(self.body)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setMaximumHeight(BODY_MAX_HEIGHT)
+        self.scroll.setWidget(self.body)
+        self.scroll.viewport().setAutoFillBackground(False)
+        self.body.setAutoFillBackground(False)
+        layout.addWidget(self.scroll)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.accept_button = QPushButton(tr("settings.problems.accept"))
@@ -52,9 +79,7 @@ class SettingsNotice(QWidget):
         self.reload_button.clicked.connect(self.reload)
         self.show_button = QPushButton(tr("settings.problems.open"))
         self.show_button.clicked.connect(self._show_file)
-        self.hide_button = QPushButton(tr("settings.problems.dismiss"))
-        self.hide_button.clicked.connect(self.dismiss)
-        for button in (self.accept_button, self.reload_button, self.show_button, self.hide_button):
+        for button in (self.accept_button, self.reload_button, self.show_button):
             buttons.addWidget(button)
         layout.addLayout(buttons)
         self.refresh()
@@ -76,7 +101,9 @@ class SettingsNotice(QWidget):
         self.setVisible(True)
 
     def text(self, errors: tuple[SettingsProblem, ...]) -> str:
-        lines: list[str] = []
+        """What became stricter first (what the user notices), then each problem, then where the copy is."""
+        effects = dict.fromkeys(e for p in errors for e in p.effects)
+        lines = [tr(f"settings.effect.{e}") for e in effects]
         for problem in errors[:MAX_LINES]:
             if problem.kind is ProblemKind.UNREADABLE:
                 lines.append(tr("settings.problems.unreadable", message=problem.message))
@@ -86,8 +113,6 @@ class SettingsNotice(QWidget):
                 lines.append(f"• {problem.path}: {problem.message}")
         if len(errors) > MAX_LINES:
             lines.append(tr("settings.problems.more", n=len(errors) - MAX_LINES))
-        effects = dict.fromkeys(e for p in errors for e in p.effects)
-        lines += [tr(f"settings.effect.{e}") for e in effects]
         copy = self.store.broken_copy
         if copy is not None:
             lines.append(tr("settings.problems.copy", path=str(copy)))
