@@ -185,7 +185,10 @@ TABLE: dict[str, tuple[str, str]] = {
         "settings.json could not be read ({message}); the defaults are used.",
         "无法读取 settings.json（{message}），正在使用默认设置。",
     ),
-    "settings.problems.mcp": ("• {path}: {message} (MCP server not started)", "• {path}：{message}（MCP 服务器未启动）"),
+    "settings.problems.mcp": (
+        "• {path}: {message} (MCP server not started)",
+        "• {path}：{message}（MCP 服务器未启动）",
+    ),
     "settings.problems.more": (
         "…and {n} more (run `weclaw doctor` to see all)",
         "……还有 {n} 项（运行 `weclaw doctor` 查看全部）",
