@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from tools_c.support_c import Caller
+from tools.db_support import Caller
 
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.base import ToolStatus

@@ -1,4 +1,4 @@
-"""Helpers for the tools_a tests: process liveness and polling without blocking the loop."""
+"""Test helpers for the tool tests: process liveness and polling without blocking the loop."""
 
 from __future__ import annotations
 

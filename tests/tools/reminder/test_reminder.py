@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from tools_c.support_c import Caller, FailingNotifier, RecordingNotifier
+from tools.db_support import Caller, FailingNotifier, RecordingNotifier
 
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.storage.db import Database
