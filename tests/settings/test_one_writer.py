@@ -194,3 +194,29 @@ async def test_the_cli_only_reads(
     assert await asyncio.to_thread(main, ["models"]) == 0
     assert await asyncio.to_thread(main, ["tools", "--no-mcp"]) == 0
     assert writes.writes == []
+
+
+async def test_chat_warns_about_settings_problems_and_runs_on_a_copy(
+    fake_openai: FakeOpenAI, writes: _Recorder, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """``weclaw chat`` says what it could not read (one stderr line each), answers anyway, and its
+    command-line overrides (--max-rounds, --model) never reach the file."""
+    import asyncio
+
+    from fakeopenai import text_reply
+
+    from weclaw_desktop.cli import main
+
+    monkeypatch.setenv("WECLAW_API_KEY", TEST_KEY)
+    write_settings(user_file(fake_openai.base_url, agent__max_rounds="ten"))
+    writes.writes.clear()
+    fake_openai.push(text_reply("hello there"))
+    argv = ["chat", "hi", "--new", "--no-mcp", "--max-rounds", "3", "--model", "fake-model"]
+    code = await asyncio.to_thread(main, argv)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "hello there" in captured.out
+    warnings = [line for line in captured.err.splitlines() if line.startswith("warning: settings:")]
+    assert len(warnings) == 1 and "agent.max_rounds" in warnings[0]
+    assert [w for w in writes.writes if w[1] == "settings.json" or w[0] == "os.rename"] == []
+    assert SettingsStore.open().errors[0].path == "agent.max_rounds"  # the file is as the user left it
