@@ -67,8 +67,8 @@ def _header() -> str:
 
 
 def _run(report: SelfTestReport, paths: AppPaths) -> None:
-    from weclaw_desktop.app import prepare_ui, qt_application
     from weclaw_desktop.settings import Settings
+    from weclaw_desktop.ui.boot import prepare_ui, qt_application
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     report.check("paths", lambda: checks.check_paths(paths))
@@ -115,9 +115,9 @@ async def _async_checks(
 
 
 def _check_window(settings: object, registry: ToolRegistry, keep: list[object]) -> str:
-    from weclaw_desktop.app import build_window
     from weclaw_desktop.settings import Settings
     from weclaw_desktop.toolkit.planner import plan
+    from weclaw_desktop.ui.boot import build_window
 
     assert isinstance(settings, Settings)
     policy = settings.tools.policy
