@@ -25,6 +25,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
+from weclaw_desktop import i18n
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 
 
@@ -150,7 +151,7 @@ def compile_requirement(req: Requirement | None, tool: str) -> Checker:
 def _compile_signal(req: Requirement, tool: str) -> Checker:
     if isinstance(req, BridgeReq):
         name = req.bridge
-        text = f"bridge.{name}" if name in _BRIDGE_HINTS else "bridge"  # a known bridge is named for people
+        text = f"bridge.{name}" if i18n.has(f"diag.text.bridge.{name}") else "bridge"  # named for people
         missing = [Diagnostic.of(Code.BRIDGE_MISSING, text, _BRIDGE_HINTS.get(name, "bridge"), name=name)]
         return lambda ctx: [] if name in ctx.bridges else missing
     if isinstance(req, ConfigReq):
@@ -211,5 +212,4 @@ _BRIDGE_HINTS = {
     "screen": "bridge.desktop_app",
     "desktop": "bridge.desktop_app",
     "history": "bridge.history",
-    "tool_index": "bridge",
 }
