@@ -38,12 +38,12 @@ BROKEN = {
 async def shoot(out: Path, lang: str, theme_name: str, width: int) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
-    from weclaw_desktop.app import build_window
+    from weclaw_desktop.app.services import AppServices
+    from weclaw_desktop.i18n import set_language
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.ui import theme
-    from weclaw_desktop.ui.i18n import set_language
-    from weclaw_desktop.ui.integrations import AppServices
+    from weclaw_desktop.ui.boot import build_window
 
     set_language(lang)
     app = QApplication.instance()

@@ -82,7 +82,7 @@ def test_mcp_servers_that_is_not_a_list_is_one_problem() -> None:
 
 # --- the MCP page ----------------------------------------------------------------------------------
 def _page(qtbot: Any, store: SettingsStore) -> McpPage:
-    from weclaw_desktop.ui.i18n import set_language
+    from weclaw_desktop.i18n import set_language
 
     set_language("en")
     page = McpPage()

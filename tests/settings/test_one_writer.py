@@ -146,9 +146,10 @@ async def test_every_gui_writer_goes_through_the_store(
 ) -> None:
     from uihelpers import close_windows, keep_loop
 
-    from weclaw_desktop.app import build_window, create_runtime
-    from weclaw_desktop.ui.i18n import set_language
-    from weclaw_desktop.ui.integrations import AppServices
+    from weclaw_desktop.app import create_runtime
+    from weclaw_desktop.app.services import AppServices
+    from weclaw_desktop.i18n import set_language
+    from weclaw_desktop.ui.boot import build_window
 
     keep_loop()
     set_language("en")

@@ -21,8 +21,9 @@ Factory = Callable[..., Awaitable[Any]]
 
 @pytest.fixture
 async def window_on(qtbot: Any, tmp_path: Path) -> AsyncIterator[Factory]:
-    from weclaw_desktop.app import build_window, create_runtime
-    from weclaw_desktop.ui.i18n import set_language
+    from weclaw_desktop.app import create_runtime
+    from weclaw_desktop.i18n import set_language
+    from weclaw_desktop.ui.boot import build_window
     from weclaw_desktop.ui.theme import apply_theme
 
     made: list[Any] = []

@@ -59,3 +59,27 @@ def parse_servers(raw: list[Any]) -> ParsedServers:
         if errors:
             out.invalid.append(InvalidMcpServer(raw=entry, errors=errors, index=index))
     return out
+
+
+def draft(raw: object) -> McpServerSettings:
+    """An unusable entry as a form can show it: every field that can be read, the rest default (not valid:
+    built with ``model_construct``; the MCP page validates it once the user edits it)."""
+    values: dict[str, object] = {}
+    if isinstance(raw, dict):
+        for name in McpServerSettings.model_fields:
+            if name not in raw:
+                continue
+            try:
+                checked = McpServerSettings.__pydantic_validator__.validate_assignment(
+                    McpServerSettings.model_construct(name=""), name, raw[name]
+                )
+            except ValidationError:
+                if name == "name" and isinstance(raw[name], str):
+                    values[name] = raw[name]  # a name that is too long is shown as written
+                continue
+            values[name] = getattr(checked, name)
+    defaults = {n: f.get_default(call_default_factory=True) for n, f in McpServerSettings.model_fields.items()}
+    defaults["name"] = ""
+    if "transport" not in values and isinstance(raw, dict) and raw.get("url"):
+        values["transport"] = "http"  # e.g. legacy "sse": show it with its URL, the nearest we have
+    return McpServerSettings.model_construct(**{**defaults, **values})

@@ -42,6 +42,8 @@ from weclaw_desktop.settings.schema import SECTIONS, InvalidMcpServer, McpServer
 
 log = logging.getLogger("weclaw.settings")
 
+#: The copy of a file with problems is ``<stem>.broken-<YYYYmmdd-HHMMSS>.json`` beside it.
+COPY_STEM = "settings"
 #: The pseudo-section a subscriber names to hear about problems appearing or being resolved.
 PROBLEMS = "problems"
 
@@ -162,7 +164,7 @@ class SettingsStore:
     def _keep_copy(self, data: bytes) -> Path | None:
         """The file as it was, beside it; the newest earlier copy is reused when it is the same."""
         folder = self.path.parent
-        earlier = sorted(folder.glob("settings.broken-*.json"))
+        earlier = sorted(folder.glob(f"{COPY_STEM}.broken-*.json"))
         for old in reversed(earlier[-1:]):
             try:
                 if old.read_bytes() == data:
@@ -171,7 +173,7 @@ class SettingsStore:
                 pass
         stamp = time.strftime("%Y%m%d-%H%M%S")
         for n in range(100):
-            target = folder / (f"settings.broken-{stamp}.json" if n == 0 else f"settings.broken-{stamp}-{n}.json")
+            target = folder / f"{COPY_STEM}.broken-{stamp}{f'-{n}' if n else ''}.json"
             try:
                 with open(target, "xb") as fh:
                     fh.write(data)

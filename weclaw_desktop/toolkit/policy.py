@@ -82,7 +82,7 @@ class Policy(BaseModel):
             if blocked is not None or tool in switched_on:
                 return blocked
             if risk_of is None or risk_of(tool) in risks:
-                return _LOCKED
+                return _locked()
             return None
 
         return check
@@ -97,11 +97,9 @@ class Policy(BaseModel):
         return self.model_copy(update={"disabled": sorted(disabled), "enabled": sorted(switched_on)})
 
 
-_LOCKED = Diagnostic(
-    code=Code.DISABLED_SETTINGS_UNREADABLE,
-    message="switched off because your tool settings could not be read",
-    hint="Switch it back on if you want it, or fix the settings (see the notice in the window or `weclaw doctor`).",
-)
+@functools.cache
+def _locked() -> Diagnostic:
+    return Diagnostic.of(Code.DISABLED_SETTINGS_UNREADABLE, "locked", "locked")
 
 
 @functools.lru_cache(maxsize=64)
@@ -113,25 +111,17 @@ def _compile(
     deny: tuple[str, ...],
     disabled: frozenset[str],
 ) -> Callable[[str], Diagnostic | None]:
-    off = Diagnostic(
-        code=Code.DISABLED_BY_USER, message="switched off by you", hint="Turn it back on in the tool panel."
-    )
-    denied = Diagnostic(
-        code=Code.DISABLED_BY_POLICY,
-        message="blocked by the deny list",
-        hint="Remove it from Settings > Tools > Deny list.",
-    )
+    off = Diagnostic.of(Code.DISABLED_BY_USER, "off", "off")
+    denied = Diagnostic.of(Code.DISABLED_BY_POLICY, "denied", "denied")
     if patterns is None:
-        no_profile = Diagnostic(
-            code=Code.DISABLED_BY_POLICY,
-            message=f"the active profile '{profile}' does not exist",
-            hint=f"Choose one of: {', '.join(profile_names) or 'none defined'}.",
+        no_profile = (
+            Diagnostic.of(
+                Code.DISABLED_BY_POLICY, "no_profile", "no_profile", profile=profile, profiles=", ".join(profile_names)
+            )
+            if profile_names
+            else Diagnostic.of(Code.DISABLED_BY_POLICY, "no_profile", "no_profiles", profile=profile)
         )
-    outside = Diagnostic(
-        code=Code.DISABLED_BY_POLICY,
-        message=f"not part of the '{profile}' profile",
-        hint="Add it to the allow list or switch profile in Settings.",
-    )
+    outside = Diagnostic.of(Code.DISABLED_BY_POLICY, "outside_profile", "outside_profile", profile=profile)
     is_denied = _matcher(deny)
     is_allowed = _matcher((*(patterns or ()), *allow))
 

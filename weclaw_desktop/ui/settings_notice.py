@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.settings import ProblemKind, SettingsChange, SettingsProblem, SettingsStore
-from weclaw_desktop.ui.i18n import tr
 
 MAX_LINES = 5
 BODY_MAX_HEIGHT = 150  # px: longer lists scroll, so the chat keeps most of the window
@@ -52,7 +52,6 @@ class SettingsNotice(QWidget):
         self.hide_button = QToolButton()
         self.hide_button.setText("×")
         self.hide_button.setAutoRaise(True)
-        self.hide_button.setToolTip(tr("settings.problems.dismiss"))
         self.hide_button.clicked.connect(self.dismiss)
         top.addWidget(self.hide_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(top)
@@ -71,18 +70,32 @@ class SettingsNotice(QWidget):
         layout.addWidget(self.body_area)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
-        self.accept_button = QPushButton(tr("settings.problems.accept"))
-        self.accept_button.setToolTip(tr("settings.problems.accept.tip"))
+        self.accept_button = QPushButton()
         self.accept_button.clicked.connect(self.accept)
-        self.reload_button = QPushButton(tr("settings.problems.reload"))
-        self.reload_button.setToolTip(tr("settings.problems.reload.tip"))
+        self.reload_button = QPushButton()
         self.reload_button.clicked.connect(self.reload)
-        self.show_button = QPushButton(tr("settings.problems.open"))
+        self.show_button = QPushButton()
         self.show_button.clicked.connect(self._show_file)
         for button in (self.accept_button, self.reload_button, self.show_button):
             buttons.addWidget(button)
         layout.addLayout(buttons)
+        self.retranslate()
         self.refresh()
+
+    def retranslate(self) -> None:
+        self.hide_button.setToolTip(tr("settings.problems.dismiss"))
+        self.accept_button.setText(tr("settings.problems.accept"))
+        self.accept_button.setToolTip(tr("settings.problems.accept.tip"))
+        self.reload_button.setText(tr("settings.problems.reload"))
+        self.reload_button.setToolTip(tr("settings.problems.reload.tip"))
+        self.show_button.setText(tr("settings.problems.open"))
+        self.title.setText(tr("settings.problems.title"))
+        self.body.setText(self.text(self.store.errors))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- the store --------------------------------------------------------------------------------
     def changed(self, _change: SettingsChange | None = None) -> None:
