@@ -54,7 +54,18 @@ def cli(tmp_path: Path, fake_openai: FakeOpenAI):
     tools = write_manifest(tmp_path / "tools.json")
 
     def args(*extra: str) -> list[str]:
-        return chat_cmd(*extra, "--base-url", fake_openai.base_url, "--model", "fake-model", "--tools", str(tools))
+        # --exposure all: the test manifest has no intents; these tests are about the CLI, not routing
+        return chat_cmd(
+            *extra,
+            "--base-url",
+            fake_openai.base_url,
+            "--model",
+            "fake-model",
+            "--tools",
+            str(tools),
+            "--exposure",
+            "all",
+        )
 
     return home, args
 
@@ -66,7 +77,7 @@ def chat(tmp_path: Path, fake_openai: FakeOpenAI, weclaw_home: Path, monkeypatch
 
     async def run(*extra: str, endpoint: bool = True) -> tuple[int, str, str]:
         monkeypatch.setenv("WECLAW_API_KEY", TEST_KEY)
-        argv = ["chat", *extra, "--tools", str(tools)]
+        argv = ["chat", *extra, "--tools", str(tools), "--exposure", "all"]  # no intents in the test manifest
         if endpoint:
             argv += ["--base-url", fake_openai.base_url, "--model", "fake-model"]
         return await run_inproc(argv, capsys)

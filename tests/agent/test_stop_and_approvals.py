@@ -10,7 +10,7 @@ import psutil
 from agent_support import make_settings, of, run_turn
 from fakeopenai import FakeOpenAI, call, hang_reply, text_reply, tool_reply
 
-from weclaw_desktop.intent.api import RoundExposure
+from weclaw_desktop.intent.api import RoundExposure, TurnRequest
 from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult, AutoDeny
 from weclaw_desktop.toolkit.base import ToolResult
 
@@ -159,8 +159,8 @@ class RecordingExposer:
         self.noted: list[tuple[str, str, str]] = []
         self.started: list[tuple[str, list[list[str]]]] = []
 
-    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> RecordingExposer:
-        self.started.append((text, [list(r) for r in recent_tools]))
+    def start_turn(self, turn: TurnRequest) -> RecordingExposer:
+        self.started.append((turn.text, [list(r) for r in turn.recent_tools]))
         return self
 
     def for_round(self, visible: Sequence[str]) -> RoundExposure:
@@ -245,8 +245,8 @@ async def test_hooks_on_the_runtime_apply_to_every_call(fake_openai: FakeOpenAI,
     assert out == {"x": ("denied", "That text may not be echoed."), "y": ("success", "hi! (checked)")}
     assert seen == ["echo_say", "echo_say"]
     assert [(e.call_id, e.decided_by) for e in of(events, "tool_call_denied")] == [("x", "hook")]
-    audit = {a.call_id: a.decided_by for a in await rt.audit.records(session_id=sid)}
-    assert audit["x"] == "hook:guard"
+    audit = {a.call_id: (a.decided_by, a.hook) for a in await rt.audit.records(session_id=sid)}
+    assert audit["x"] == ("hook", "guard")
 
 
 async def test_turn_in_a_deleted_session_reports_clearly(fake_openai: FakeOpenAI, make_runtime) -> None:

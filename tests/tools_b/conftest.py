@@ -14,7 +14,7 @@ from weclaw_desktop.toolkit import ToolContext
 def ctx(home: Path, tmp_path: Path) -> ToolContext:
     outputs = tmp_path / "outputs"
     outputs.mkdir()
-    return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", allowed_roots=[home])
+    return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", db=None, allowed_roots=[home])
 
 
 @pytest.fixture
