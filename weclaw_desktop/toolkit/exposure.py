@@ -158,13 +158,10 @@ class ExposurePlanner:
         planned = plan(registry, self.policy(), self.availability())
         hidden: dict[str, tuple[Diagnostic, ...]] = {t: tuple(ds) for t, ds in planned.hidden.items()}
         hidden_functions = {f: tuple(ds) for f, ds in planned.hidden_functions.items()}
-        visible: list[str] = []
-        for tool in planned.visible:
-            diagnostic = blocked.get(tool) if blocked else None
-            if diagnostic is not None:
-                hidden[tool] = (diagnostic,)
-            else:
-                visible.append(tool)
+        visible = planned.visible
+        if blocked:
+            visible = [t for t in visible if t not in blocked]
+            hidden.update((t, (d,)) for t, d in blocked.items() if t in planned.visible)
         routing = (router or EveryVisible(registry)).for_round(list(visible))
         cap = self.max_functions
         offered: list[str] = []
@@ -193,8 +190,10 @@ class ExposurePlanner:
                     candidates.discard(tool)
                     continue
                 tool_names = [d["function"]["name"] for d in tool_defs]
-            else:
+            elif hidden_functions:
                 tool_names = [f for f in registry.functions_of(tool) if f not in hidden_functions]
+            else:
+                tool_names = registry.functions_of(tool)
             if len(names) + len(tool_names) > cap:
                 dropped[tool] = f"{reason}, but over the {cap}-function limit"
                 continue
