@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 
 from toolrun import Direct, tool_context
+from polling import reached
 
 from weclaw_desktop.mcp import McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings
@@ -81,10 +81,7 @@ async def test_tools_are_listed_and_exposed_as_functions(
     assert "mcp_test_grown" not in fns
     dispatcher = Direct(registry, gate=AutoApprove())
     assert (await dispatcher.dispatch(call("mcp_test_grow"), tool_context())).output == "grew"
-    for _ in range(100):
-        if "mcp_test_grown" in registry.functions_of("mcp_test"):
-            break
-        await asyncio.sleep(0.05)
+    await reached(lambda: "mcp_test_grown" in registry.functions_of("mcp_test"), within=5, interval=0.05)
     assert (await dispatcher.dispatch(call("mcp_test_grown"), tool_context())).output == "grown ok"
     assert changes
 
