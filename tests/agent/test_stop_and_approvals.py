@@ -184,6 +184,7 @@ async def test_exposure_is_recomputed_every_round(fake_openai: FakeOpenAI, make_
     rounds = of(events, "round_started")
     assert [r.tier for r in rounds] == ["recommended", "expanded"] and rounds[0].intents == ["talk"]
     assert rounds[0].hidden == {"bridged": ["bridge-missing"]}
+    assert rounds[1].dropped == {"not_a_tool": "expanded, but not available now"}  # wanted, not offered, why
     # the next turn gets the tools used in earlier turns
     fake_openai.push(text_reply("ok"))
     exposer.noted.clear()

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from companion_helpers import Phone, Rig, make_file, sha, wait_for
-from toolrun import Direct
 from polling import until
+from toolrun import Direct
 
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.base import ToolContext, ToolStatus

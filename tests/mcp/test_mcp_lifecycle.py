@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from toolrun import Direct, tool_context
 from polling import reached
+from toolrun import Direct, tool_context
 
 from weclaw_desktop.mcp import Backoff, McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings

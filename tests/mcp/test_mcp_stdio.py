@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from toolrun import Direct, tool_context
 from polling import reached
+from toolrun import Direct, tool_context
 
 from weclaw_desktop.mcp import McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings

@@ -351,3 +351,21 @@ async def test_audit_failure_does_not_lose_the_result(caplog: pytest.LogCaptureF
     result = await call(d, "echo_say", {"text": "kept"})
     assert result.output == "kept"
     assert any("audit record failed" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_hook_that_raises_fails_only_its_call(caplog: pytest.LogCaptureFixture) -> None:
+    """The error is reported (log + a hook-failed outcome), never swallowed, and the next call still works."""
+    hooks = Hooks()
+
+    async def broken(hc: Any) -> BeforeOutcome | None:
+        raise RuntimeError("hook bug")
+
+    remove = hooks.add_before(broken, tools="echo_say", name="broken")
+    d, audit = make(hooks=hooks)
+    out = await outcome(d, "echo_say", {"text": "x"})
+    assert (out.status, out.error, out.hook, out.ran) == (ToolStatus.ERROR, ErrorKind.HOOK_FAILED, "broken", False)
+    assert "internal error (RuntimeError)" in out.result.output
+    assert any("dispatch of echo_say failed" in r.getMessage() and r.exc_info for r in caplog.records)
+    assert audit.records[-1].error_kind is ErrorKind.HOOK_FAILED
+    remove()
+    assert (await call(d, "echo_say", {"text": "x"})).output == "x"
