@@ -32,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
-    if raw and (raw[0].startswith("-") and raw[0] not in OWN_OPTIONS or os.path.isfile(raw[0])):
+    if raw and ((raw[0].startswith("-") and raw[0] not in OWN_OPTIONS) or os.path.isfile(raw[0])):
         # A Python command line (--run-python FILE, -c CODE, -m MODULE, FILE): python_runner in the bundle,
         # where sys.executable is WeClaw itself, and whatever the snippet starts with sys.executable.
         from weclaw_desktop.tools.pyexec import python_main

@@ -106,7 +106,7 @@ def python_main(argv: Sequence[str], commands: Sequence[str] = ()) -> int | None
         for option in inv.warnoptions:
             try:
                 warnings._setoption(option)  # type: ignore[attr-defined]  # what -W does
-            except Exception as exc:  # noqa: BLE001 - Python prints and goes on too
+            except Exception as exc:
                 print(f"Invalid -W option ignored: {exc}", file=sys.stderr)
     if inv.kind == "file":
         path = os.path.abspath(inv.target)
