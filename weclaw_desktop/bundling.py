@@ -59,7 +59,9 @@ def hidden_imports(root: Path) -> list[str]:
 # standard library the build's Python has, less what makes no sense without a Python installation.
 
 #: Top-level standard-library modules left out: Tk and what needs it, IDLE, CPython's own test suite.
-STDLIB_LEFT_OUT = frozenset({"tkinter", "_tkinter", "turtle", "turtledemo", "idlelib", "test", "__hello__", "__phello__"})
+STDLIB_LEFT_OUT = frozenset(
+    {"tkinter", "_tkinter", "turtle", "turtledemo", "idlelib", "test", "__hello__", "__phello__"}
+)
 #: Sub-packages left out wherever they are (the test suites of unittest, ctypes, lib2to3, sqlite3 ...).
 STDLIB_TEST_PARTS = frozenset({"test", "tests", "idle_test"})
 #: C modules that exist only to test CPython itself.

@@ -53,6 +53,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(run_self_test())
     if args.command is None:
+        from weclaw_desktop.preflight import cjk_warning, gui_problem
+        from weclaw_desktop.preflight.messages import language
+
+        problem = gui_problem()  # before PySide6 is imported: a bare machine gets a message, not an abort
+        if problem is not None:
+            print(problem.text, file=sys.stderr)
+            return 1
+        note = cjk_warning(language())
+        if note:
+            print(f"weclaw: {note}", file=sys.stderr)
         from weclaw_desktop.app import main as app_main
 
         return int(app_main())

@@ -10,13 +10,13 @@ its own: bash, ssh, git, a browser started by ``xdg-open`` or a Qt program can b
 :func:`original_environ` computes the user's environment from the app's: every ``NAME_ORIG`` put back as
 ``NAME``, the ``_PYI_*`` variables dropped, and bundle folders removed from the path variables PyInstaller
 and its hooks change (a variable that only pointed into the bundle is removed). On Linux the process's
-start-up environment (``/proc/self/environ``, before the Python hooks ran) supplies a value the PySide6 hook
-overwrote, e.g. a ``QT_PLUGIN_PATH`` the user's session sets.
+start-up environment (``/proc/self/environ``, before the Python hooks ran) supplies, for children, a value
+the PySide6 hook overwrote, e.g. a ``QT_PLUGIN_PATH`` the user's session sets.
 
 :func:`startup` runs first thing in the frozen app (``weclaw_desktop/__main__.py``): multiprocessing's
 ``freeze_support()`` (a spawned worker or resource tracker runs here and exits), then, on Linux, the
-process's own ``os.environ`` is replaced by the original, so that children started by anything (Qt's
-``xdg-open``, the MCP SDK, libraries) inherit a clean environment. That is safe on Linux because the dynamic
+process's own ``os.environ`` is replaced by the original (but the Qt variables: see :data:`QT_OWN_VARS`), so
+that children started by anything (Qt's ``xdg-open``, the MCP SDK, libraries) inherit a clean environment. That is safe on Linux because the dynamic
 loader reads ``LD_LIBRARY_PATH`` once at process start and Qt finds its plugins through PySide6's
 ``qt.conf``. On Windows and macOS the process keeps PyInstaller's values (Windows searches ``PATH`` for DLLs
 at load time) and :func:`child_environ` gives each child the original; ``tools/safe_env.py`` and the MCP
@@ -111,18 +111,19 @@ def original_environ(
     if not bundle:
         return env
     for name in BUNDLE_PATH_VARS:
-        if name in restored or name not in env:
+        if name in restored:
             continue
-        cleaned = _without_bundle(env[name], bundle)
-        if cleaned == env[name]:
-            continue
+        current = env.get(name)
+        cleaned = _without_bundle(current, bundle) if current is not None else ""
+        if current is not None and cleaned == current:
+            continue  # untouched by PyInstaller
         before = (initial or {}).get(name)
         if before is not None and not cleaned:
             cleaned = _without_bundle(before, bundle)  # the user's value, overwritten by a run-time hook
         if cleaned:
             env[name] = cleaned
         else:
-            del env[name]
+            env.pop(name, None)
     return env
 
 
@@ -164,12 +165,19 @@ def child_environ(base: Mapping[str, str] | None = None) -> dict[str, str]:
     return original_environ(source, bundle=dirs, initial=initial_environ())
 
 
+#: Qt reads these in this process too: a user's value (the system Qt's plugins) must not reach the bundled Qt,
+#: which then finds its plugins through PySide6's qt.conf. The process drops the bundle's value; children
+#: get the user's back from :func:`child_environ`.
+QT_OWN_VARS = ("QT_PLUGIN_PATH", "QML2_IMPORT_PATH", "QML_IMPORT_PATH", "QT_QPA_PLATFORM_PLUGIN_PATH")
+
+
 def restore_process_environ() -> Restored:
-    """Linux, frozen: replace ``os.environ`` by the original environment (see the module docstring)."""
+    """Linux, frozen: replace ``os.environ`` by the original environment (see the module docstring), but for
+    :data:`QT_OWN_VARS`, which the process leaves unset when they pointed into the bundle."""
     if not (is_frozen() and sys.platform.startswith("linux")) or RESTORED.applied:
         return RESTORED
     before = dict(os.environ)
-    after = child_environ(before)
+    after = original_environ(before, bundle=bundle_dirs(), initial=None)
     for name in before:
         if name not in after:
             del os.environ[name]

@@ -66,11 +66,15 @@ def font_report(*, cjk: bool = True) -> FontReport:
         if found:
             for i in range(found.contents.nfont):
                 value = ctypes.c_char_p()
-                if lib.FcPatternGetString(found.contents.fonts[i], b"family", 0, ctypes.byref(value)) == 0 and value.value:
+                if (
+                    lib.FcPatternGetString(found.contents.fonts[i], b"family", 0, ctypes.byref(value)) == 0
+                    and value.value
+                ):
                     name = value.value.decode("utf-8", "replace")
                     if name not in families:
                         families.append(name)
             lib.FcFontSetDestroy(found)
         lib.FcObjectSetDestroy(objects)
         lib.FcPatternDestroy(pattern)
-    return FontReport(count, tuple(sorted(families)))
+    # Simplified Chinese first (the families cover each other; SC is the one a zh-CN user expects)
+    return FontReport(count, tuple(sorted(families, key=lambda f: (" SC" not in f and "CN" not in f, f))))
