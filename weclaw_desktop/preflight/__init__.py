@@ -92,7 +92,9 @@ def font_problem() -> Problem | None:
     report = font_report(cjk=False)
     if report.count:
         return None
-    return Problem("fonts", say("no_fonts", error=f" ({report.error})" if report.error else ""))
+    if report.error:
+        return Problem("libraries", say("fonts_unchecked", error=report.error))
+    return Problem("fonts", say("no_fonts"))
 
 
 def gui_problem(environ: Mapping[str, str] | None = None) -> Problem | None:
@@ -132,7 +134,9 @@ def platform_report(environ: Mapping[str, str] | None = None) -> list[PlatformCh
 
     fonts = font_report()
     if not fonts.count:
-        out.append(PlatformCheck("fonts", False, say("no_fonts", error=f" ({fonts.error})" if fonts.error else "")))
+        out.append(
+            PlatformCheck("fonts", False, say("fonts_unchecked", error=fonts.error) if fonts.error else say("no_fonts"))
+        )
     elif not fonts.has_cjk:
         out.append(PlatformCheck("fonts", True, f"{fonts.count} fonts; " + say("no_cjk"), warn=True))
     else:

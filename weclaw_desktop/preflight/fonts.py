@@ -52,7 +52,7 @@ def font_report(*, cjk: bool = True) -> FontReport:
     try:
         lib = _library()
     except (OSError, AttributeError) as exc:
-        return FontReport(0, (), f"fontconfig cannot be loaded ({exc})")
+        return FontReport(0, (), _loader_words(exc))
     if not lib.FcInit():
         return FontReport(0, (), "fontconfig could not read its configuration")
     fonts = lib.FcConfigGetFonts(None, FC_SET_SYSTEM)
@@ -78,3 +78,19 @@ def font_report(*, cjk: bool = True) -> FontReport:
         lib.FcPatternDestroy(pattern)
     # Simplified Chinese first (the families cover each other; SC is the one a zh-CN user expects)
     return FontReport(count, tuple(sorted(families, key=lambda f: (" SC" not in f and "CN" not in f, f))))
+
+
+def _loader_words(exc: Exception) -> str:
+    """The dynamic loader's reason (PyInstaller's ctypes hook replaces it with a guess about the build)."""
+    if isinstance(exc, OSError):
+        from pathlib import Path
+
+        from weclaw_desktop.preflight.libs import missing_libraries, resolve, startup_library_path
+
+        found = resolve("libfontconfig.so.1", Path("/"), None, None, startup_library_path())
+        if found is None:
+            return "libfontconfig.so.1 not found"
+        missing = missing_libraries([found])
+        if missing:
+            return "it needs " + ", ".join(m.soname for m in missing)
+    return str(exc)

@@ -39,12 +39,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "WeClaw 无法启动窗口：某个系统库无法加载（{error}）。",
     },
     "no_fonts": {
-        "en": "WeClaw cannot show text: no fonts are installed{error}, so every label would be an empty box. "
+        "en": "WeClaw cannot show text: no fonts are installed, so every label would be an empty box. "
         "Install fonts with `sudo apt install fonts-noto-core fonts-noto-cjk` (Debian/Ubuntu) or "
         "`sudo dnf install google-noto-sans-fonts google-noto-sans-cjk-fonts` (Fedora/RHEL).",
-        "zh": "WeClaw 无法显示文字：系统没有安装任何字体{error}，所有文字都会显示为方框。"
+        "zh": "WeClaw 无法显示文字：系统没有安装任何字体，所有文字都会显示为方框。"
         "请安装字体：`sudo apt install fonts-noto-core fonts-noto-cjk`（Debian/Ubuntu）或 "
         "`sudo dnf install google-noto-sans-fonts google-noto-sans-cjk-fonts`（Fedora/RHEL）。",
+    },
+    "fonts_unchecked": {
+        "en": "fonts cannot be checked: fontconfig does not load here ({error}); the Qt libraries line names what is missing",
+        "zh": "无法检查字体：fontconfig 无法加载（{error}）；缺少的库见 Qt 库一项",
     },
     "no_cjk": {
         "en": "no font covers Chinese, so Chinese text shows as boxes: install fonts-noto-cjk (Debian/Ubuntu) "
