@@ -21,9 +21,9 @@ __all__ = ["clean_rpaths", "elf_needed", "hidden_imports", "orphaned_libraries",
 
 #: Modules the app imports by name at run time (``importlib.import_module("...")`` with a literal).
 LAZY_MODULES = (
-    "weclaw_desktop.app",  # cli.main: the GUI
+    "weclaw_desktop.app",  # cli.main: the GUI (its package imports the composition root, app/root.py)
     "weclaw_desktop.agent.runtime",  # app.load_runtime, off the UI thread
-    "weclaw_desktop.ui.integrations",  # app.load_services (reminders, MCP, phone link), off the UI thread
+    "weclaw_desktop.app.services",  # app.load_services (reminders, MCP, phone link), off the UI thread
     "weclaw_desktop.ui.selftest",  # cli.main: --self-test
     "weclaw_desktop.tools.pyexec",  # cli.main: --run-python (python_runner in the bundle)
 )
@@ -32,8 +32,6 @@ LAZY_MODULES = (
 #: Packages nothing imports by name but the app needs: zoneinfo falls back to ``tzdata``'s database (found
 #: with importlib.resources) where the system has none (Windows, a Linux machine without the tzdata package).
 RUNTIME_PACKAGES = ("tzdata",)
-#: Qt's own translation files kept (the standard dialogs' buttons in Chinese; the rest are dropped).
-KEEP_QT_TRANSLATIONS = frozenset({"qtbase_zh_CN.qm"})
 
 
 def tool_modules(tools_json: Path) -> list[str]:

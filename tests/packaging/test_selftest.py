@@ -23,6 +23,7 @@ CHECKS = [
     "timezones",
     "window",
     "pairing-qr",
+    "translations",
     "provider",
     "python_runner",
     "python-stdlib",
