@@ -134,6 +134,8 @@ def test_the_frozen_process_cleans_its_own_environment_for_every_child(tmp_path:
     children get the user's QT_PLUGIN_PATH back."""
     internal = tmp_path / "_internal"
     internal.mkdir()
+    (internal / "resources").symlink_to(ROOT / "resources")  # the bundle's data (the i18n catalogues)
+    (internal / "tools.json").symlink_to(ROOT / "tools.json")
     env = {**pyinstaller_env(internal, LD_LIBRARY_PATH="/opt/mylibs"), "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(internal)], env=env, capture_output=True, text=True, timeout=60
