@@ -31,7 +31,9 @@ def test_desktop_entry_matches_the_app() -> None:
     entry = desktop_entry()
     assert entry["Type"] == "Application" and entry["Name"] == "WeClaw" and entry["Icon"] == "weclaw-desktop"
     assert entry["Exec"] == "@EXEC@" and entry["StartupWMClass"] == "weclaw-desktop"
-    assert "weclaw-desktop" in (ROOT / "weclaw_desktop" / "app.py").read_text(encoding="utf-8")
+    from weclaw_desktop.ui.boot import qt_application
+
+    assert qt_application().desktopFileName() == "weclaw-desktop"
     assert "Comment[zh_CN]" in entry
 
 

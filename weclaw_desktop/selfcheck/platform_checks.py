@@ -81,14 +81,16 @@ async def _dispatch(registry: ToolRegistry, paths: AppPaths, tool: str, argument
     from weclaw_desktop.toolkit.approval import ApprovalPolicy
     from weclaw_desktop.toolkit.base import Origin, ToolContext
     from weclaw_desktop.toolkit.dispatcher import Dispatcher, ToolCall
+    from weclaw_desktop.toolkit.exposure import NO_ROUND
     from weclaw_desktop.toolkit.registry import function_name
 
     function = function_name(tool, "run")
     # The self-test approves its own call, as a user would ("always allow" for this one function).
     dispatcher = Dispatcher(registry, approval_policy=ApprovalPolicy(remembered=[function]))
-    ctx = ToolContext(origin=Origin.GUI, outputs_dir=paths.outputs, data_dir=paths.data)
+    ctx = ToolContext(origin=Origin.GUI, outputs_dir=paths.outputs, data_dir=paths.data, db=None)
     call = ToolCall(id=f"selftest-{tool}", name=function, arguments=json.dumps(arguments))
-    return await dispatcher.dispatch(call, ctx)
+    # Not a model round (NO_ROUND) and no one to ask (gate None): the remembered approval lets it run.
+    return (await dispatcher.dispatch(call, ctx, gate=None, offered=NO_ROUND)).result
 
 
 def _stdout(result: ToolResult) -> str:
