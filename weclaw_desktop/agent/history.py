@@ -17,6 +17,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from weclaw_desktop.agent import history_conversation
+from weclaw_desktop.agent.chat_setup import ChatSetups
+from weclaw_desktop.agent.history_attachments import AttachmentRows
+from weclaw_desktop.agent.history_branches import Branches
+from weclaw_desktop.agent.history_conversation import CONVERSATION_COMPONENT
+from weclaw_desktop.agent.usage import UsageRows
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.toolkit.redact import redact
 
@@ -83,6 +89,7 @@ register_migrations(
         ),
     ],
 )
+history_conversation.register()  # branches, chat setup, attachments, usage: after the base schema
 
 INTERRUPTED_RESULT = "The call did not finish: the app stopped before it returned. Ask before retrying it."
 
@@ -146,6 +153,11 @@ class HistoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         db.ensure(COMPONENT)
+        db.ensure(CONVERSATION_COMPONENT)
+        self.branches = Branches(db)  # edits/regenerations; messages() returns the active branch
+        self.chats = ChatSetups(db)  # per-chat provider, model, assistant, instructions, title source
+        self.attachments = AttachmentRows(db)
+        self.usage = UsageRows(db)
 
     # --- sessions ---------------------------------------------------------------------------------
     async def create_session(self, title: str = "", *, model: str = "", origin: str = "") -> SessionInfo:
@@ -333,8 +345,12 @@ class HistoryStore:
                 (*head, *tail, now),
             )
 
-    async def messages(self, session_id: str) -> list[StoredMessage]:
+    async def messages(self, session_id: str, *, all_branches: bool = False) -> list[StoredMessage]:
+        """The messages of the active branch (what the chat shows and the model is sent); ``all_branches``:
+        every stored message, edits and regenerations the user paged away from included (export)."""
         rows = await self.db.run(self.db.query, "SELECT * FROM messages WHERE session_id=? ORDER BY id", (session_id,))
+        if not all_branches:
+            rows = self.branches.on_path(rows, await self.branches.active_runs(session_id))
         return [
             StoredMessage(
                 id=r["id"],

@@ -30,10 +30,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent import turn_extras
+from weclaw_desktop.agent.context import model_messages
 from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget
 from weclaw_desktop.agent.history import HistoryStore
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
+from weclaw_desktop.agent.turn_plan import TurnPlan, compose_prompt
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
 from weclaw_desktop.toolkit.approval import ApprovalGate
 from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolEnv, ToolResult, ToolStatus
@@ -97,10 +100,11 @@ class AgentLoop:
         run_id: str | None = None,
         origin: Origin = Origin.GUI,
         gate: ApprovalGate | None,
+        plan: TurnPlan | None = None,
     ) -> ev.TurnDone:
         """One turn. ``gate`` asks the user about calls that need approval (None: no one can be asked,
-        so those calls are denied)."""
-        turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate)
+        so those calls are denied). ``plan``: provider, assistant, branch and attachments of the turn."""
+        turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate, plan or TurnPlan())
         return await turn.run()
 
 
@@ -116,8 +120,12 @@ class _Turn:
         emit: Emit,
         origin: Origin,
         gate: ApprovalGate | None,
+        plan: TurnPlan,
     ) -> None:
         self.loop = loop
+        self.plan = plan
+        self.provider = plan.provider or loop.provider
+        self.round_files: list[tuple[str, list[str]]] = []  # this round's tool results that listed files
         self.opts = loop.options
         self.session_id = session_id
         self.run_id = run_id
@@ -153,6 +161,7 @@ class _Turn:
     async def run(self) -> ev.TurnDone:
         loop = self.loop
         try:
+            await self.durable(turn_extras.record_start(loop.history, self.session_id, self.run_id, self.plan))
             await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
         except KeyError:
             message = "This conversation no longer exists. Start a new one."
@@ -200,10 +209,16 @@ class _Turn:
     async def _rounds(self) -> ev.TurnDone:
         loop = self.loop
         lang = user_language(self.opts.language, self.text)
-        history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
+        history = await model_messages(
+            loop.history,
+            self.session_id,
+            max_chars=self.opts.max_context_chars,
+            vision=self.plan.vision,
+            model=self.plan.model,
+        )
         recent = await loop.history.recent_tools(self.session_id)
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent))
-        prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
+        prompt = compose_prompt(system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir), self.plan)
         self.messages = [{"role": "system", "content": prompt}, *history]
 
         while self.round_no < self.opts.max_rounds:
@@ -212,18 +227,15 @@ class _Turn:
             self.partial = []
             t0 = time.perf_counter()
             try:
-                completion = await loop.provider.stream(self.messages, list(rnd.schemas), on_text=self._on_text)
+                completion = await self.provider.stream(
+                    self.messages, list(rnd.schemas), on_text=self._on_text, params=self.plan.params
+                )
             except ProviderError as exc:
                 return await self._provider_failed(exc)
             log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
-            if completion.usage is not None:
-                u = completion.usage
-                self.emit(
-                    ev.UsageReported,
-                    prompt_tokens=u.prompt_tokens,
-                    completion_tokens=u.completion_tokens,
-                    total_tokens=u.total_tokens,
-                )
+            usage = turn_extras.usage_of(completion, self.messages, rnd.schemas)
+            await self.durable(turn_extras.record_usage(loop.history, self, usage))
+            self.emit(ev.UsageReported, **usage.event_fields(self.round_no, self.plan))
             calls = completion.tool_calls
             call_dicts = [c.as_message() for c in calls]
             await self.durable(
@@ -239,7 +251,9 @@ class _Turn:
             if not calls:
                 message = "" if completion.text else "The model returned an empty answer."
                 return self._done("completed", text=completion.text, message=message)
+            self.round_files = []
             tripped = await self._run_calls(calls, rnd, exposure)
+            self._show_tool_images()
             if tripped:
                 message = (
                     f"Stopped: the model called {tripped} with the same arguments "
@@ -252,6 +266,17 @@ class _Turn:
         )
         return self._done("max_rounds", message=message)
 
+    def _show_tool_images(self) -> None:
+        """Images the round's tools returned (a screenshot, an MCP picture) reach the model in the next round."""
+        shown = self.plan.vision is not False
+        message = turn_extras.tool_image_message(self.round_files, show=shown, model=self.plan.model)
+        if message is None:
+            return
+        self.messages.append(message)
+        if not shown:
+            files = [f for _fn, fs in self.round_files for f in fs]
+            self.emit(ev.ImagesNotShown, model=self.plan.model, files=files)
+
     def _on_text(self, piece: str) -> None:
         self.partial.append(piece)
         self.emit(ev.TextDelta, text=piece)
@@ -260,7 +285,8 @@ class _Turn:
     def _expose(self, exposure: TurnExposure) -> Exposure:
         """The round's offer: the one exposure computation, with this turn's circuit breaker and routing."""
         registry = self.loop.registry
-        blocked = {tool: self._circuit_open(tool) for tool in self.breaker.open}
+        blocked = turn_extras.outside_assistant(registry, self.plan)
+        blocked.update({tool: self._circuit_open(tool) for tool in self.breaker.open})
         rnd = self.loop.dispatcher.exposure.compute(exposure, blocked=blocked, schemas=True)
         hidden = {t: [d.code.value for d in ds] for t, ds in rnd.hidden.items()}
         log.info(
@@ -411,6 +437,8 @@ class _Turn:
         truncated = truncated or result.truncated
         self.open_calls.pop(c.id, None)
         self.messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
+        if result.files:
+            self.round_files.append((c.name, list(result.files)))
         await self.durable(
             self.loop.history.add_tool_result(
                 self.session_id,

@@ -17,7 +17,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -174,11 +174,19 @@ class Provider:
         tools: Sequence[dict[str, Any]] = (),
         *,
         on_text: Callable[[str], None] | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> Completion:
-        """One streamed completion. Raises :class:`ProviderError` (or CancelledError on Stop)."""
+        """One streamed completion. Raises :class:`ProviderError` (or CancelledError on Stop).
+
+        ``params``: generation settings of the assistant (temperature, top_p, max_tokens, ...), sent as given."""
         if not self.config.model:
             raise ProviderError("not_configured", "No model is chosen. Pick a model in Settings or pass --model.")
-        kwargs: dict[str, Any] = {"model": self.config.model, "messages": list(messages), "stream": True}
+        kwargs: dict[str, Any] = {
+            **(params or {}),
+            "model": self.config.model,
+            "messages": list(messages),
+            "stream": True,
+        }
         if tools:
             kwargs["tools"] = list(tools)
         if self._stream_usage:
