@@ -59,10 +59,12 @@ class ChatSetups:
             if source != "user" and row is not None and row["title_source"] == "user":
                 return False
             if source == "user":
-                sql, params = "UPDATE sessions SET title=?, updated_at=? WHERE id=?", (title, time.time(), session_id)
+                cur = conn.execute(
+                    "UPDATE sessions SET title=?, updated_at=? WHERE id=?", (title, time.time(), session_id)
+                )
             else:
-                sql, params = "UPDATE sessions SET title=? WHERE id=?", (title, session_id)
-            if conn.execute(sql, params).rowcount == 0:
+                cur = conn.execute("UPDATE sessions SET title=? WHERE id=?", (title, session_id))
+            if cur.rowcount == 0:
                 return False
             conn.execute(
                 "INSERT INTO chat_setup(session_id, title_source) VALUES(?, ?) "

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from weclaw_desktop.agent import model_caps, titles
-from weclaw_desktop.agent.chat_setup import ChatSetup
+from weclaw_desktop.agent.chat_setup import ChatSetup, TitleSource
 from weclaw_desktop.agent.history_branches import BranchInfo, BranchKind
 from weclaw_desktop.agent.model_caps import Caps
 from weclaw_desktop.agent.provider import Provider, ProviderConfig
@@ -268,7 +268,7 @@ class ChatFeatures:
                 return
             answer = next((m.content for m in reversed(messages) if m.role == "assistant" and m.content), "")
             title = titles.clean_title(users[0].content)
-            source = "auto"
+            source: TitleSource = "auto"
             if title:  # at once: a model title may take seconds, or never come
                 await self.history.chats.set_title(session_id, title, "auto")
             entry, model, _assistant = await self.who_answers(session_id)

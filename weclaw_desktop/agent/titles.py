@@ -46,7 +46,8 @@ def _strip(line: str) -> str:
     line = re.sub(r"^[#>*\-+\s]+|^\d+[.)]\s+", "", line)
     line = re.sub(r"[*_~]{1,3}([^*_~]+)[*_~]{1,3}", r"\1", line)
     line = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", line)
-    line = _GREETING.sub("", line)
+    for _ in range(3):  # "你好，帮我..." / "Hi, please ..."
+        line = _GREETING.sub("", line)
     return " ".join(line.split()).strip(" \"'“”")
 
 

@@ -107,7 +107,8 @@ def read_pdf(path: Path) -> tuple[str, str]:
         count = len(pages)
         parts: list[str] = []
         for i in range(min(count, MAX_PDF_PAGES)):
-            text = (pages[i].extract_text() or "").strip()
+            # text placed word by word (Qt, many generators) comes out with tabs between words
+            text = "\n".join(" ".join(line.split()) for line in (pages[i].extract_text() or "").splitlines()).strip()
             if text:
                 parts.append(f"--- page {i + 1} ---\n{text}")
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
