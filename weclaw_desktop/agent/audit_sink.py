@@ -2,10 +2,15 @@
 
 Audit rows hold no arguments or outputs, only who/what/when/how it ended and a redacted error summary,
 and they outlive the session they belong to (deleting a conversation keeps its audit trail).
+
+A call that starts running is recorded at once (:meth:`SqliteAudit.begin`, status ``running``) and the
+row is completed when it ends (:meth:`SqliteAudit.finish`); if the process dies in between, recovery
+closes the row as ``interrupted`` (:meth:`SqliteAudit.close_runs`, run by the history's recovery).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
@@ -59,6 +64,33 @@ class SqliteAudit:
             self.db.execute,
             f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
             tuple(values[f] for f in _FIELDS),
+        )
+
+    async def begin(self, rec: AuditRecord) -> int:
+        """Record a call that starts now (status ``running``); returns the row to :meth:`finish`."""
+        values = {**rec.model_dump(), "status": "running"}
+        return await self.db.run(
+            self.db.execute,
+            f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
+            tuple(values[f] for f in _FIELDS),
+        )
+
+    async def finish(self, row: int, rec: AuditRecord) -> None:
+        """Complete the row :meth:`begin` wrote with how the call ended."""
+        values = rec.model_dump()
+        await self.db.run(
+            self.db.execute,
+            f"UPDATE audit SET {', '.join(f'{f}=?' for f in _FIELDS)} WHERE id=?",
+            (*(values[f] for f in _FIELDS), row),
+        )
+
+    @staticmethod
+    def close_runs(conn: sqlite3.Connection, run_ids: list[str]) -> None:
+        """Running rows of abandoned turns become ``interrupted`` (called inside the recovery transaction)."""
+        marks = ",".join("?" for _ in run_ids)
+        conn.execute(
+            f"UPDATE audit SET status='interrupted', error_summary=? WHERE status='running' AND run_id IN ({marks})",
+            ("the app stopped before the call returned", *run_ids),
         )
 
     async def records(self, *, session_id: str | None = None, run_id: str | None = None) -> list[AuditRecord]:

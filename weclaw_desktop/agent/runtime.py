@@ -188,6 +188,7 @@ class AgentRuntime:
         db = Database.open(paths.database)
         history = HistoryStore(db)
         audit = SqliteAudit(db)
+        history.on_abandoned(audit.close_runs)  # recovery closes the audit rows of interrupted turns too
         hooks = Hooks()
         dispatcher = Dispatcher(
             registry,

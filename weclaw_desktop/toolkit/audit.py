@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -34,6 +34,19 @@ class AuditRecord(BaseModel):
 
 class AuditSink(Protocol):
     async def record(self, rec: AuditRecord) -> None: ...
+
+
+@runtime_checkable
+class StartedAuditSink(AuditSink, Protocol):
+    """A sink that also records a call when it starts: ``begin`` returns a token ``finish`` completes.
+
+    The row exists while the call runs, so a process killed mid-call leaves it on record (as running;
+    recovery marks it interrupted).
+    """
+
+    async def begin(self, rec: AuditRecord) -> Any: ...
+
+    async def finish(self, token: Any, rec: AuditRecord) -> None: ...
 
 
 def summarize_error(text: str | None, limit: int = 300) -> str:

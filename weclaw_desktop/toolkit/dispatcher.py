@@ -10,7 +10,6 @@ exception goes to the log. Cancellation is recorded in the audit and re-raised.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -29,7 +28,7 @@ from weclaw_desktop.toolkit.approval import (
     ApprovalResult,
     SessionApprovals,
 )
-from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink, summarize_error
+from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink, StartedAuditSink, summarize_error
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import (
     BridgeMissingError,
@@ -40,6 +39,7 @@ from weclaw_desktop.toolkit.base import (
     ToolStatus,
 )
 from weclaw_desktop.toolkit.hooks import HookCall, Hooks
+from weclaw_desktop.toolkit.jsonargs import ArgumentsError, parse_arguments
 from weclaw_desktop.toolkit.planner import diagnose, diagnose_action
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import FunctionRef, ToolLoadError, ToolRegistry
@@ -86,6 +86,7 @@ class _Outcome:
 
     ref: FunctionRef | None = None
     approval: ApprovalResult | None = None
+    audit_row: Any = None  # the audit sink's token of the row written when the call started
     started: float = field(default_factory=time.time)
     t0: float = field(default_factory=time.perf_counter)
 
@@ -220,6 +221,7 @@ class Dispatcher:
                     return _denied(call.name, approval)
 
         notify(StageEvent(Stage.STARTED, call, ref, arguments=hook_call.arguments, risk=risk))
+        state.audit_row = await self._audit_begin(call, ctx, state)
         result = await self._execute(ref, params, ctx, call.name)
 
         for hook_name, after in self.hooks.after_for(call.name):
@@ -312,11 +314,35 @@ class Dispatcher:
             "If none fits, call tool_search_find to look for a tool, or answer without one."
         )
 
+    async def _audit_begin(self, call: ToolCall, ctx: ToolContext, state: _Outcome) -> Any:
+        """The call starts: a sink that can (StartedAuditSink) records it now, as running."""
+        if not isinstance(self.audit, StartedAuditSink):
+            return None
+        try:
+            return await self.audit.begin(self._audit_record(call, ctx, state, ToolResult.ok("")))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("audit begin failed for %s", call.id)
+            return None
+
     async def _audit(self, call: ToolCall, ctx: ToolContext, state: _Outcome, result: ToolResult) -> None:
         if self.audit is None:
             return
+        rec = self._audit_record(call, ctx, state, result)
+        try:
+            if state.audit_row is not None and isinstance(self.audit, StartedAuditSink):
+                await self.audit.finish(state.audit_row, rec)
+            else:
+                await self.audit.record(rec)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("audit record failed for %s", call.id)
+
+    def _audit_record(self, call: ToolCall, ctx: ToolContext, state: _Outcome, result: ToolResult) -> AuditRecord:
         ref = state.ref
-        rec = AuditRecord(
+        return AuditRecord(
             trace_id=ctx.trace_id or uuid.uuid4().hex[:16],
             run_id=ctx.run_id,
             session_id=ctx.session_id,
@@ -333,28 +359,14 @@ class Dispatcher:
             approval=state.approval.decision.value if state.approval else "",
             decided_by=state.approval.decided_by if state.approval else "",
         )
-        try:
-            await self.audit.record(rec)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("audit record failed for %s", call.id)
 
 
 def _parse_arguments(raw: str | None) -> dict[str, Any] | str:
-    """The arguments as a dict, or a short reason they are not one."""
-    text = (raw or "").strip()
-    if not text:
-        return {}
+    """The arguments as a dict, or a short reason they are not one (bad JSON, too deep, too long)."""
     try:
-        value = json.loads(text)
-        if isinstance(value, str):  # some models double-encode the object
-            value = json.loads(value)
-    except json.JSONDecodeError as exc:
-        return f"{exc.msg} at character {exc.pos}"
-    if not isinstance(value, dict):
-        return f"expected a JSON object, got {type(value).__name__}"
-    return value
+        return parse_arguments(raw)
+    except ArgumentsError as exc:
+        return str(exc)
 
 
 def _validate(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel | list[str]:
