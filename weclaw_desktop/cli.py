@@ -30,6 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:1] == ["--child-guard"]:  # the supervisor of a tool's command in the frozen app (tools/lifetime.py)
+        from weclaw_desktop.tools.childguard import main as child_guard
+
+        return child_guard(raw[1:])
     if raw[:1] == ["--run-python"]:  # python_runner in the frozen app, where sys.executable is WeClaw itself
         from weclaw_desktop.tools.pyexec import run_file
 
