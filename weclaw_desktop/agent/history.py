@@ -104,7 +104,7 @@ register_migrations(
     ],
 )
 
-INTERRUPTED_TURN = "the app stopped during this turn"
+INTERRUPTED_TURN = "this turn did not finish: the app stopped, or its end could not be saved"
 RUNNING = "running"
 INTERRUPTED = "interrupted"
 

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from weclaw_desktop.agent import events as ev
@@ -48,12 +49,22 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from weclaw_desktop.storage.faults import StorageError, storage_error
+
     data_dir = getattr(args, "chat_data_dir", None)
     if data_dir:
         os.environ["WECLAW_HOME"] = os.path.abspath(data_dir)
     if args.max_rounds is not None and not 1 <= args.max_rounds <= 100:
         return _fail("--max-rounds must be between 1 and 100", 2)
-    return asyncio.run(_main(args))
+    try:
+        return asyncio.run(_main(args))
+    except StorageError as exc:  # the database or the disk: one line, never a traceback
+        return _fail(exc.message)
+    except OSError as exc:  # the data folder itself (full or read-only disk)
+        fault = storage_error(exc, Path(exc.filename or "."))
+        if fault is None:
+            raise
+        return _fail(fault.message)
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -93,6 +104,8 @@ async def _main(args: argparse.Namespace) -> int:
         )
     except ManifestError as exc:
         return _fail(str(exc).splitlines()[0] + " (run `weclaw validate`)", 2)
+    if rt.db.recovered is not None:
+        print(f"[{rt.db.recovered.message}]", file=sys.stderr)
     mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths)
     try:
         if mcp is not None:
@@ -101,6 +114,12 @@ async def _main(args: argparse.Namespace) -> int:
         session_id = await _session(rt, args)
         if session_id is None:
             return _fail(f"no conversation with id {args.session} (list them in the app)", 2)
+        if not session_id:
+            return _fail(
+                f"conversation {args.session} is answering in another WeClaw process; wait until it finishes, "
+                "or start a new one with --new",
+                2,
+            )
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout)
         if not args.json:
             print(f"[session {session_id}]", file=sys.stderr)
@@ -136,13 +155,25 @@ async def _start_mcp(manager: Any, settings: Any) -> None:
 
 
 async def _session(rt: Any, args: argparse.Namespace) -> str | None:
+    """The conversation to use: None when --session names none, '' when it is busy in another process.
+
+    Without --session the latest conversation continues, unless a turn of it runs in another process:
+    then a new one starts (one writer per conversation) and a line on stderr says so.
+    """
     if args.session:
         found = await rt.get_session(args.session)
-        return found.id if found else None
+        if found is None:
+            return None
+        return "" if await rt.history.busy_elsewhere(found.id) is not None else str(found.id)
     if not args.new:
         latest = await rt.history.latest_session()
         if latest is not None:
-            return str(latest.id)
+            if await rt.history.busy_elsewhere(latest.id) is None:
+                return str(latest.id)
+            print(
+                f"[conversation {latest.id} is answering in another WeClaw process; starting a new one]",
+                file=sys.stderr,
+            )
     return str((await rt.create_session()).id)
 
 

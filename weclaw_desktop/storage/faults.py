@@ -79,8 +79,8 @@ class StorageError(Exception):
             return f"{where} is busy: {who} holds a lock on it.{waited} Close that program, then try again."
         if self.kind is Fault.FULL:
             return (
-                f"The disk holding {where} is full, so this could not be saved. Free some space, then try "
-                "again; what was saved before is kept."
+                f"The disk holding {where} is full, so WeClaw could not save. Free some space, then try again; "
+                "nothing saved before was lost."
             )
         if self.kind is Fault.READONLY:
             return f"WeClaw cannot write {where} ({self.detail or 'read-only'}). Check the folder's permissions."
