@@ -121,10 +121,35 @@ def create_runtime(
     return runtime
 
 
+#: How often the app tries the database again after a fault at start (locked by another program, full disk).
+STORAGE_RETRY_S = 5.0
+
+
 async def load_runtime(window: MainWindow, paths: AppPaths) -> AgentRuntime:
-    """Import the agent layer off the UI thread, then compose and attach the runtime."""
+    """Import the agent layer off the UI thread, then compose and attach the runtime.
+
+    A storage fault (the database locked by another program, a full or read-only disk) is shown as a
+    notice and retried every few seconds; a damaged database was moved aside and a notice says where.
+    """
     await asyncio.to_thread(importlib.import_module, "weclaw_desktop.agent.runtime")
-    runtime = create_runtime(window, paths=paths)
+    from weclaw_desktop.storage.faults import StorageError
+    from weclaw_desktop.ui.i18n import storage_text
+
+    shown: str | None = None
+    while True:
+        try:
+            runtime = create_runtime(window, paths=paths)
+            break
+        except StorageError as exc:
+            log.warning("database not usable at start: %s", exc)
+            if exc.kind.value != shown:
+                window.show_notice(storage_text(exc), "error")
+                shown = exc.kind.value
+            await asyncio.sleep(STORAGE_RETRY_S)
+    if shown is not None:
+        window.show_notice(tr("storage.ok"))
+    if runtime.db.recovered is not None:
+        window.show_notice(storage_text(runtime.db.recovered), "warning")
     recovered = await runtime.recover()
     if recovered:
         log.info("marked %d interrupted turns", recovered)

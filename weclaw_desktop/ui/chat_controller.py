@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
-from weclaw_desktop.ui.i18n import tr
+from weclaw_desktop.ui.i18n import storage_text, tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -57,12 +57,7 @@ class ChatController(QObject):
         self.session_id = ""
         self.handle: TurnHandle | None = None
         self.tokens: dict[str, int] = {}
-        self._tasks = TaskSet(
-            "UI",
-            on_error=lambda exc: self.chat.add_notice(
-                tr("chat.error", message=f"{type(exc).__name__}: {exc}"), "error"
-            ),
-        )
+        self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
         composer.send_requested.connect(lambda text: self.spawn(self.send(text)))
         composer.stop_requested.connect(self.stop)
@@ -216,6 +211,18 @@ class ChatController(QObject):
         await self._tasks.cancel_all()
         if self.runtime is not None:
             await self.runtime.close()
+
+
+def _error_text(exc: BaseException) -> str:
+    """A failed background task for the user: storage faults and a busy conversation in plain words."""
+    from weclaw_desktop.agent.history import SessionBusy
+    from weclaw_desktop.storage.faults import StorageError
+
+    if isinstance(exc, StorageError):
+        return storage_text(exc)
+    if isinstance(exc, SessionBusy):
+        return tr("chat.error", message=str(exc))
+    return tr("chat.error", message=f"{type(exc).__name__}: {exc}")
 
 
 class _Hit:

@@ -55,6 +55,35 @@ TABLE: dict[str, tuple[str, str]] = {
     "chat.remove_attachment": ("Remove", "移除"),
     "chat.stopped": ("Stopped.", "已停止。"),
     "chat.error": ("Error: {message}", "出错：{message}"),
+    # storage faults (storage/faults.py kinds), shown as notices
+    "storage.corrupt.moved": (
+        "{name} was damaged ({detail}); it was kept as {moved_to} and a new, empty database was started. "
+        "Earlier conversations are in the kept file.",
+        "{name} 已损坏（{detail}）；已保留为 {moved_to}，并新建了一个空数据库。之前的对话在保留的文件中。",
+    ),
+    "storage.corrupt": (
+        "{path} is damaged ({detail}). Restart WeClaw: it keeps the damaged file aside and starts a new one.",
+        "{path} 已损坏（{detail}）。请重启 WeClaw：它会把损坏的文件另存一旁并新建一个。",
+    ),
+    "storage.locked": (
+        "{path} is busy: {holder} holds a lock on it. Close that program; WeClaw tries again.",
+        "{path} 正被占用：{holder} 锁定了它。请关闭该程序，WeClaw 会自动重试。",
+    ),
+    "storage.locked.someone": ("another program", "另一个程序"),
+    "storage.full": (
+        "The disk holding {path} is full, so WeClaw could not save. Free some space, then try again; "
+        "nothing saved before was lost.",
+        "{path} 所在的磁盘已满，WeClaw 无法保存。请释放一些空间后重试；之前保存的内容不会丢失。",
+    ),
+    "storage.readonly": (
+        "WeClaw cannot write {path} ({detail}). Check the folder's permissions.",
+        "WeClaw 无法写入 {path}（{detail}）。请检查该文件夹的权限。",
+    ),
+    "storage.io": (
+        "Reading or writing {path} failed ({detail}). Check the disk.",
+        "读写 {path} 失败（{detail}）。请检查磁盘。",
+    ),
+    "storage.ok": ("The database can be used again.", "数据库已恢复可用。"),
     "chat.done.max_rounds": ("Stopped after too many steps.", "步骤过多，已停止。"),
     "chat.done.loop_guard": ("Stopped: the same call repeated.", "已停止：同一调用重复了多次。"),
     "chat.welcome": ("What can I do for you?", "有什么可以帮你？"),
@@ -296,6 +325,23 @@ def tr(key: str, **kwargs: object) -> str:
         return key
     text = pair[1] if _lang == "zh" and pair[1] else pair[0]
     return text.format(**kwargs) if kwargs else text
+
+
+def storage_text(fault: object) -> str:
+    """A storage fault (``storage.faults.StorageError``) in the UI language."""
+    kind = str(getattr(fault, "kind", "io"))
+    path, moved_to = getattr(fault, "path", ""), getattr(fault, "moved_to", None)
+    key = "storage.corrupt.moved" if kind == "corrupt" and moved_to is not None else f"storage.{kind}"
+    if key not in TABLE:
+        return str(fault)
+    return tr(
+        key,
+        path=path,
+        name=getattr(path, "name", path),
+        detail=getattr(fault, "detail", "") or "-",
+        moved_to=moved_to or "",
+        holder=getattr(fault, "holder", "") or tr("storage.locked.someone"),
+    )
 
 
 def pick(texts: Mapping[str, str] | object) -> str:
