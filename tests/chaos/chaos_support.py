@@ -36,6 +36,20 @@ class AsciiFakeOpenAI(FakeOpenAI):
         return b"data: " + json.dumps({**full, **chunk}).encode("ascii") + b"\n\n"
 
 
+class AnsweringFakeOpenAI(AsciiFakeOpenAI):
+    """Answers each request from what it asks (``decide(body) -> Reply``), not from a queue: for several
+    processes talking to one server at once, where the order of their requests is not fixed."""
+
+    def __init__(self, decide: Any) -> None:
+        super().__init__()
+        self.decide = decide
+
+    async def _completions(self, request: Any) -> Any:
+        body = await request.json()
+        self.script.appendleft(self.decide(body))
+        return await super()._completions(request)
+
+
 def chat_env(home: Path, user_home: Path | None = None, **extra: str) -> dict[str, str]:
     """The environment of a ``weclaw chat`` child: this worktree's code, its own data and home folder."""
     env = {k: v for k, v in os.environ.items() if k not in ("WECLAW_API_KEY", "OPENAI_API_KEY", "WECLAW_TOOLS")}
@@ -124,16 +138,18 @@ class Chat:
         self.proc.kill()  # SIGKILL on POSIX: no cleanup of any kind runs in the chat process
 
 
-async def run_chat(fake: FakeOpenAI, env: dict[str, str], *args: str, within: float = 90.0) -> tuple[int, str, str]:
-    """One ``weclaw chat`` (text output) to the end: (exit code, stdout, stderr)."""
+async def run_chat(
+    fake: FakeOpenAI, env: dict[str, str], *args: str, within: float = 90.0, stdin: bytes | None = None
+) -> tuple[int, str, str]:
+    """One ``weclaw chat`` (text output) to the end: (exit code, stdout, stderr). ``stdin``: typed lines."""
     proc = await asyncio.create_subprocess_exec(
         *chat_argv(fake, *args),
         env=env,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(proc.communicate(), within)
+    out, err = await asyncio.wait_for(proc.communicate(stdin), within)
     return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace")
 
 

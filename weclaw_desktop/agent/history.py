@@ -232,13 +232,15 @@ class HistoryStore:
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete a conversation; :class:`SessionBusy` while a turn of it runs in another process."""
-        if not self.locks.held_here(_lock_name(session_id)) and not self.locks.is_free(_lock_name(session_id)):
+        if await self.busy_elsewhere(session_id) is not None:
             raise SessionBusy(session_id, await self._running_pid(session_id))
         return bool(await self.db.run(self._changes, "DELETE FROM sessions WHERE id=?", (session_id,)))
 
     async def busy_elsewhere(self, session_id: str) -> int | None:
-        """The pid of the process whose turn holds ``session_id`` now (0 if unknown), or None when free."""
-        if self.locks.is_free(_lock_name(session_id)):
+        """The pid of the process whose turn holds ``session_id`` now (0 if unknown), or None when free.
+
+        A turn of this store does not count (another runtime of this process does)."""
+        if session_id in self._turn_sessions.values() or self.locks.is_free(_lock_name(session_id)):
             return None
         return await self._running_pid(session_id)
 

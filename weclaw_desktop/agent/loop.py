@@ -146,6 +146,7 @@ class _Turn:
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
+        self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
 
@@ -290,6 +291,10 @@ class _Turn:
         return self._done("max_rounds", message=message)
 
     def _on_text(self, piece: str) -> None:
+        # a surrogate pair split across two deltas is joined; any other lone surrogate shows as U+FFFD
+        piece, self._high = self._high + piece, ""
+        if piece and "\ud800" <= piece[-1] <= "\udbff":
+            piece, self._high = piece[:-1], piece[-1]
         piece = clean_text(piece)
         self.partial.append(piece)
         self.emit(ev.TextDelta, text=piece)
