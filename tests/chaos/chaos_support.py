@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from fakeopenai import FakeOpenAI
+from polling import reached, until
 
 REPO = Path(__file__).resolve().parents[2]
 TEST_KEY = "sk-test-chaos-5b7e0c1d9a3f"
@@ -181,23 +182,19 @@ def alive(pid: int) -> bool:
 
 
 async def gone(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
+    """True once ``pid`` no longer runs (SIGKILL is delivered asynchronously: allow the kernel a moment)."""
+    return await reached(lambda: not alive(pid), within=within)
 
 
 async def file_text(path: Path, within: float = 30.0) -> str:
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
+    """The text ``path`` holds once something was written to it."""
+
+    def read() -> str:
         with contextlib.suppress(OSError):
-            text = await asyncio.to_thread(path.read_text)
-            if text.strip():
-                return text
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{path} was not written within {within} s")
+            return path.read_text().strip()
+        return ""
+
+    return await until(lambda: asyncio.to_thread(read), within=within, interval=0.05, message=f"{path} not written")
 
 
 def kill_pids(pids: list[int]) -> None:

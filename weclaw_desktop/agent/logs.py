@@ -23,7 +23,7 @@ class QuietRotatingFileHandler(logging.handlers.RotatingFileHandler):
         type(self).dropped += 1
         stream = self.stream
         if stream is not None:  # reopen on the next record: the old stream may hold a broken buffer
-            self.stream = None  # type: ignore[assignment]
+            self.stream = None
             with contextlib.suppress(OSError, ValueError):
                 stream.close()
 

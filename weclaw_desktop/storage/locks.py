@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -77,7 +78,7 @@ class _LockFile:
         return False
 
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _lock(fd: int, offset: int) -> bool:

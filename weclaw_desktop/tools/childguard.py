@@ -139,10 +139,10 @@ def main(argv: list[str]) -> int:
     if _others_in_group() and os.fork() == 0:
         _janitor(lifeline)
     if os.WIFSIGNALED(status):  # die the way the command died, so the app sees the same status
-        sig = os.WTERMSIG(status)
+        signum = os.WTERMSIG(status)
         signal.set_wakeup_fd(-1)
-        signal.signal(sig, signal.SIG_DFL)
-        os.kill(os.getpid(), sig)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
     return os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 1
 
 
