@@ -17,34 +17,44 @@ redirected), a small janitor stays behind without any of the output pipes and ke
 lifeline until the group is empty, so those die with the app too.
 """
 
-from __future__ import annotations
-
-import contextlib
+import _signal as signal  # the C module: ``signal`` itself imports enum, which doubles the start-up time
 import os
 import select
-import signal
 import sys
 
 JANITOR_POLL_S = 1.0
 
 
 def _kill_group() -> None:
-    with contextlib.suppress(OSError):
+    try:  # noqa: SIM105  (no contextlib: it costs start-up time in this small process)
         os.killpg(0, signal.SIGKILL)
+    except OSError:
+        pass
     os._exit(137)
 
 
-def _parent_death_signal(sig: int) -> None:
-    """Linux: have the kernel send ``sig`` when the parent exits (PR_SET_PDEATHSIG = 1)."""
-    if not sys.platform.startswith("linux"):
-        return
+def _linux_prctl(sig: int) -> None:
+    """Linux: a signal when the parent exits (PR_SET_PDEATHSIG = 1), and orphans of the command become our
+    children (PR_SET_CHILD_SUBREAPER = 36), so "did it leave anything running" is one waitpid."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(sig), 0, 0, 0)
+        libc.prctl(36, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass
+
+
+def _children_left() -> bool:
+    """Linux (subreaper): True while a descendant is alive; reaps the ones that ended."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
 
 
 def _others_in_group() -> bool:
@@ -101,6 +111,8 @@ def main(argv: list[str]) -> int:
     command = argv[2:]
     parent = os.getppid()
     os.set_inheritable(lifeline, False)
+    if os.getpgrp() != os.getpid():  # never kill the group of whoever started us: lead our own
+        os.setsid()
 
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -108,7 +120,9 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, lambda *_: None)  # PR_SET_PDEATHSIG; handled in the loop below
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _parent_death_signal(signal.SIGTERM)
+    linux = sys.platform.startswith("linux")
+    if linux:
+        _linux_prctl(signal.SIGTERM)
     if os.getppid() != parent:  # the app died before the request took effect
         _kill_group()
 
@@ -133,10 +147,13 @@ def main(argv: list[str]) -> int:
         if lifeline in ready and not os.read(lifeline, 1):
             _kill_group()
         if wake_r in ready:
-            with contextlib.suppress(BlockingIOError, InterruptedError):
+            try:  # noqa: SIM105
                 os.read(wake_r, 512)
+            except (BlockingIOError, InterruptedError):
+                pass
 
-    if _others_in_group() and os.fork() == 0:
+    left = _children_left() if linux else _others_in_group()
+    if left and os.fork() == 0:
         _janitor(lifeline)
     if os.WIFSIGNALED(status):  # die the way the command died, so the app sees the same status
         signum = os.WTERMSIG(status)
