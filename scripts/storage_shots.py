@@ -56,13 +56,14 @@ async def scene(name: str, out: Path, lang: str, theme_name: str, base: Path) ->
     from fakeopenai import FakeOpenAI, text_reply
     from PySide6.QtWidgets import QApplication
 
-    from weclaw_desktop import app as app_module
+    from weclaw_desktop.app import root as app_module
+    from weclaw_desktop.ui.boot import build_window
+    from weclaw_desktop.i18n import set_language
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import SecretStore
     from weclaw_desktop.settings import Settings
     from weclaw_desktop.storage import db as dbmod
     from weclaw_desktop.ui import theme
-    from weclaw_desktop.ui.i18n import set_language
 
     os.environ["WECLAW_HOME"] = str(base / name)
     paths = app_paths().ensure()
@@ -79,7 +80,7 @@ async def scene(name: str, out: Path, lang: str, theme_name: str, base: Path) ->
     settings.ui.language = lang  # type: ignore[assignment]
     secrets = SecretStore()
     secrets.set(settings.provider.api_key_name, "sk-screenshot-0000")
-    window = app_module.build_window(settings, secrets=secrets, tools_json=ROOT / "tools.json")
+    window = build_window(settings, secrets=secrets, tools_json=ROOT / "tools.json")
     window.resize(1100, 700)
     window.show()
     holder: Any = None
@@ -91,7 +92,12 @@ async def scene(name: str, out: Path, lang: str, theme_name: str, base: Path) ->
         if name == "locked":
             sqlite3.connect(paths.database).close()
             holder = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", HOLDER, str(paths.database), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+                sys.executable,
+                "-c",
+                HOLDER,
+                str(paths.database),
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
             )
             assert holder.stdout is not None
             await holder.stdout.readline()

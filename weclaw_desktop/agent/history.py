@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, build_model_messages
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.storage.faults import StorageError
 from weclaw_desktop.storage.locks import NamedLocks, lock_file_for
@@ -118,10 +119,9 @@ class SessionBusy(RuntimeError):
     def __init__(self, session_id: str, pid: int = 0) -> None:
         self.session_id = session_id
         self.pid = pid
-        where = f"another WeClaw process (pid {pid})" if pid and pid != os.getpid() else "another WeClaw window"
-        super().__init__(
-            f"This conversation is answering in {where}. Wait until it finishes, or start a new conversation."
-        )
+        elsewhere = bool(pid) and pid != os.getpid()
+        self.text = Text("chat.busy_process", pid=pid) if elsewhere else Text("chat.busy_window")
+        super().__init__(str(self.text))
 
 
 @dataclass(frozen=True)

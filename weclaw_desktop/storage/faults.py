@@ -3,8 +3,9 @@
 :func:`storage_error` maps a :class:`sqlite3.Error` or :class:`OSError` raised while using a database file
 to a :class:`StorageError` when it is a fault of the file or the disk (damaged, locked by someone else,
 disk full, read-only, unreadable); anything else (a constraint, a bug in a statement) is returned as
-``None`` and stays what it was. Front ends show :attr:`StorageError.message` (English; the GUI translates
-by :attr:`StorageError.kind`) and never a traceback.
+``None`` and stays what it was. Front ends show :attr:`StorageError.message` (or :meth:`StorageError.text`,
+which follows a live language switch; the sentences are the ``storage.*`` entries of the catalogue) and
+never a traceback.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+
+from weclaw_desktop.i18n import Text
 
 
 class Fault(StrEnum):
@@ -70,31 +73,22 @@ class StorageError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def text(self) -> Text:
+        """The message as a catalogue text (rendered in the language of the moment; ``storage.*`` keys)."""
+        where = str(self.path)
+        if self.kind is Fault.LOCKED:
+            waited = f"{self.waited_s:g}"
+            if self.holder:
+                return Text("storage.locked", path=where, holder=self.holder, waited=waited)
+            return Text("storage.locked_unknown", path=where, waited=waited)
+        if self.kind is Fault.CORRUPT and self.moved_to is not None:
+            return Text("storage.corrupt_moved", name=self.path.name, detail=self.detail, moved_to=str(self.moved_to))
+        detail = self.detail or {"readonly": "read-only", "io": "disk I/O error"}.get(self.kind.value, "")
+        return Text(f"storage.{self.kind.value}", path=where, detail=detail)
+
     @property
     def message(self) -> str:
-        name, where = self.path.name, str(self.path)
-        if self.kind is Fault.LOCKED:
-            who = f"another program ({self.holder})" if self.holder else "another program"
-            waited = f" WeClaw waited {self.waited_s:g} s." if self.waited_s else ""
-            return f"{where} is busy: {who} holds a lock on it.{waited} Close that program, then try again."
-        if self.kind is Fault.FULL:
-            return (
-                f"The disk holding {where} is full, so WeClaw could not save. Free some space, then try again; "
-                "nothing saved before was lost."
-            )
-        if self.kind is Fault.READONLY:
-            return f"WeClaw cannot write {where} ({self.detail or 'read-only'}). Check the folder's permissions."
-        if self.kind is Fault.CORRUPT:
-            if self.moved_to is not None:
-                return (
-                    f"{name} was damaged ({self.detail}); it was kept as {self.moved_to} and a new, empty "
-                    "database was started. Earlier conversations are in the kept file."
-                )
-            return (
-                f"{where} is damaged ({self.detail}). Restart WeClaw: it keeps the damaged file aside and "
-                "starts a new one."
-            )
-        return f"Reading or writing {where} failed ({self.detail or 'disk I/O error'}). Check the disk."
+        return str(self.text())
 
 
 def storage_error(exc: BaseException, path: Path, *, waited_s: float = 0.0) -> StorageError | None:

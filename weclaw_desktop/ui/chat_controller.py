@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
-from weclaw_desktop.ui.i18n import storage_text, tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -213,16 +213,14 @@ class ChatController(QObject):
             await self.runtime.close()
 
 
-def _error_text(exc: BaseException) -> str:
-    """A failed background task for the user: storage faults and a busy conversation in plain words."""
+def _error_text(exc: BaseException) -> Text:
+    """A failed background task for the user: a storage fault or a busy conversation in its own words."""
     from weclaw_desktop.agent.history import SessionBusy
     from weclaw_desktop.storage.faults import StorageError
 
-    if isinstance(exc, StorageError):
-        return storage_text(exc)
-    if isinstance(exc, SessionBusy):
-        return tr("chat.error", message=str(exc))
-    return tr("chat.error", message=f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, StorageError | SessionBusy):
+        return Text("chat.error", message=str(exc))
+    return Text("chat.error", message=f"{type(exc).__name__}: {exc}")
 
 
 class _Hit:
