@@ -29,10 +29,10 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, build_model_messages
+from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, StoredMessage, build_model_messages
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.storage.faults import StorageError
@@ -40,6 +40,17 @@ from weclaw_desktop.storage.locks import NamedLocks, lock_file_for
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.history")
+
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "HistoryStore",
+    "SearchHit",
+    "SessionBusy",
+    "SessionInfo",
+    "StoredMessage",
+    "StoredToolCall",
+    "build_model_messages",
+]
 
 COMPONENT = "history"
 
@@ -132,21 +143,6 @@ class SessionInfo:
     updated_at: float
     model: str = ""
     message_count: int = 0
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    """A message as stored, for display (the GUI's transcript, ``weclaw chat`` resume)."""
-
-    id: int
-    role: str  # user | assistant | tool
-    content: str
-    run_id: str = ""
-    round: int = 0
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    tool_call_id: str = ""
-    status: str = "complete"  # complete | partial (stream cut) | cancelled
-    created_at: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from weclaw_desktop.agent.history import StoredMessage
+from dataclasses import dataclass, field
+from typing import Any
 
 INTERRUPTED_RESULT = "The call did not finish: the app stopped before it returned. Ask before retrying it."
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A message as stored, for display (the GUI's transcript, ``weclaw chat`` resume)."""
+
+    id: int
+    role: str  # user | assistant | tool
+    content: str
+    run_id: str = ""
+    round: int = 0
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_call_id: str = ""
+    status: str = "complete"  # complete | partial (stream cut) | cancelled
+    created_at: float = 0.0
 
 
 def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_000) -> list[dict[str, Any]]:
