@@ -57,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from weclaw_desktop.app import main as app_main
 
         return int(app_main())
+    from weclaw_desktop.storage.faults import StorageError
+
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
@@ -64,3 +66,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except StorageError as exc:  # any command: a damaged, locked or full database is one line, not a traceback
+        print(i18n.tr("cli.error", message=exc.message), file=sys.stderr)
+        return 1
