@@ -3,21 +3,30 @@
 Audit rows hold no arguments or outputs, only who/what/when/how it ended and a redacted error summary,
 and they outlive the session they belong to (deleting a conversation keeps its audit trail).
 
-A call that starts running is recorded at once (:meth:`SqliteAudit.begin`, status ``running``) and the
+Columns hold stable strings: each enum's value (``ToolStatus``, ``ApprovalDecision``, ``DecidedBy``,
+``ErrorKind``, ``Risk``, ``Origin``), and '' where the record has none. Migration 2 added ``error_kind``,
+``risk`` and ``hook``, and split the old ``decided_by='hook:NAME'`` rows into ``'hook'`` + ``hook=NAME``.
+
+A call that starts running is recorded at once (:meth:`SqliteAudit.begin`: ``status='running'``) and the
 row is completed when it ends (:meth:`SqliteAudit.finish`); if the process dies in between, recovery
-closes the row as ``interrupted`` (:meth:`SqliteAudit.close_runs`, run by the history's recovery).
+closes it as ``status='interrupted'`` (:meth:`SqliteAudit.close_runs`, run inside the history's
+recovery). Read back, such rows have ``state`` RUNNING or INTERRUPTED (``ToolStatus`` CANCELLED: the
+call did not end by itself).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from enum import Enum
 from typing import Any
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
-from weclaw_desktop.toolkit.audit import AuditRecord
+from weclaw_desktop.toolkit.audit import AuditRecord, CallState
+from weclaw_desktop.toolkit.base import ToolStatus
 
 COMPONENT = "audit"
-_FIELDS = list(AuditRecord.model_fields)
+_FIELDS = [f for f in AuditRecord.model_fields if f != "state"]  # state is read from status, not stored
+_OPTIONAL = ("approval", "decided_by", "error_kind", "risk")  # None is stored as ''
 
 register_migrations(
     COMPONENT,
@@ -46,9 +55,24 @@ register_migrations(
             CREATE INDEX audit_session ON audit(session_id, started_at);
             CREATE INDEX audit_run ON audit(run_id);
             """,
-        )
+        ),
+        Migration(
+            2,
+            """
+            ALTER TABLE audit ADD COLUMN error_kind TEXT NOT NULL DEFAULT '';
+            ALTER TABLE audit ADD COLUMN risk TEXT NOT NULL DEFAULT '';
+            ALTER TABLE audit ADD COLUMN hook TEXT NOT NULL DEFAULT '';
+            UPDATE audit SET hook = substr(decided_by, 6), decided_by = 'hook' WHERE decided_by LIKE 'hook:%';
+            """,
+        ),
     ],
 )
+
+
+def _column(value: Any) -> Any:
+    if value is None:
+        return ""
+    return value.value if isinstance(value, Enum) else value
 
 
 class SqliteAudit:
@@ -59,29 +83,28 @@ class SqliteAudit:
         db.ensure(COMPONENT)
 
     async def record(self, rec: AuditRecord) -> None:
-        values = rec.model_dump()
         await self.db.run(
             self.db.execute,
             f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
-            tuple(values[f] for f in _FIELDS),
+            tuple(_column(getattr(rec, f)) for f in _FIELDS),
         )
 
     async def begin(self, rec: AuditRecord) -> int:
-        """Record a call that starts now (status ``running``); returns the row to :meth:`finish`."""
-        values = {**rec.model_dump(), "status": "running"}
+        """Record a call that starts now (``status='running'``); returns the row for :meth:`finish`."""
+        values = [_column(getattr(rec, f)) for f in _FIELDS]
+        values[_FIELDS.index("status")] = CallState.RUNNING.value
         return await self.db.run(
             self.db.execute,
             f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
-            tuple(values[f] for f in _FIELDS),
+            tuple(values),
         )
 
     async def finish(self, row: int, rec: AuditRecord) -> None:
         """Complete the row :meth:`begin` wrote with how the call ended."""
-        values = rec.model_dump()
         await self.db.run(
             self.db.execute,
             f"UPDATE audit SET {', '.join(f'{f}=?' for f in _FIELDS)} WHERE id=?",
-            (*(values[f] for f in _FIELDS), row),
+            (*(_column(getattr(rec, f)) for f in _FIELDS), row),
         )
 
     @staticmethod
@@ -89,8 +112,8 @@ class SqliteAudit:
         """Running rows of abandoned turns become ``interrupted`` (called inside the recovery transaction)."""
         marks = ",".join("?" for _ in run_ids)
         conn.execute(
-            f"UPDATE audit SET status='interrupted', error_summary=? WHERE status='running' AND run_id IN ({marks})",
-            ("the app stopped before the call returned", *run_ids),
+            f"UPDATE audit SET status=?, error_summary=? WHERE status=? AND run_id IN ({marks})",
+            (CallState.INTERRUPTED.value, "the app stopped before the call returned", CallState.RUNNING.value, *run_ids),
         )
 
     async def records(self, *, session_id: str | None = None, run_id: str | None = None) -> list[AuditRecord]:
@@ -105,4 +128,13 @@ class SqliteAudit:
         if conds:
             sql += " WHERE " + " AND ".join(conds)
         rows: list[Any] = await self.db.run(self.db.query, sql + " ORDER BY id", tuple(params))
-        return [AuditRecord.model_validate({f: r[f] for f in _FIELDS}) for r in rows]
+        return [_record(r) for r in rows]
+
+
+def _record(row: Any) -> AuditRecord:
+    values = {f: row[f] for f in _FIELDS}
+    if values["status"] in (CallState.RUNNING.value, CallState.INTERRUPTED.value):
+        values["state"], values["status"] = values["status"], ToolStatus.CANCELLED.value
+    for name in _OPTIONAL:
+        values[name] = values[name] or None
+    return AuditRecord.model_validate(values)

@@ -60,7 +60,7 @@ async def _checks(args: argparse.Namespace) -> list[Check]:
     out.append(_keyring(settings.provider.api_key_name))
     if not args.no_qt:
         out.append(await asyncio.to_thread(_qt))
-    out.append(_tools())
+    out.append(_tools(settings))
     out.append(await _endpoint(args, settings, env_keys))
     return out
 
@@ -102,15 +102,23 @@ def _qt() -> Check:
     return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=reason) + hint)
 
 
-def _tools() -> Check:
+def _tools(settings: Any) -> Check:
+    """How many tools can be offered, by the exposure computation the app uses (the user's tool policy)."""
     from weclaw_desktop.commands.common import manifest_or_exit
-    from weclaw_desktop.toolkit.planner import plan
-    from weclaw_desktop.toolkit.policy import Policy
+    from weclaw_desktop.secrets import SecretStore
+    from weclaw_desktop.toolkit.availability import AvailabilityContext
+    from weclaw_desktop.toolkit.exposure import ExposurePlanner
     from weclaw_desktop.toolkit.registry import ToolRegistry
 
+    secrets = SecretStore()
     try:
         registry = ToolRegistry(manifest_or_exit(None))
-        result = plan(registry, Policy())
+        exposure = ExposurePlanner(
+            registry,
+            policy=lambda: settings.tools.policy,
+            availability=lambda: AvailabilityContext(has_secret=secrets.has),
+        )
+        result = exposure.compute()
     except (SystemExit, Exception) as exc:
         return Check("tools", "fail", tr("cli.doctor.tools_broken", reason=exc))
     return Check("tools", "ok", tr("cli.doctor.tools_ok", available=len(result.visible), hidden=len(result.hidden)))

@@ -1,15 +1,34 @@
-"""One audit record per tool call. The SQLite sink lives with the history (agent layer)."""
+"""One audit record per tool call, typed like its :class:`CallOutcome`. The SQLite sink lives with the
+history (``agent/audit_sink.py``), which stores each enum as its stable string value ('' for none).
+
+The dispatcher writes the record when the call has ended (:meth:`AuditRecord.of`); a
+:class:`StartedAuditSink` also gets it when the call starts (``begin``, with the identity fields
+``trace_id`` .. ``started_at``, ``risk`` and the approval) and completes that row (``finish``), so a call
+that was running when the process died is on record.
+"""
 
 from __future__ import annotations
 
 import logging
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from weclaw_desktop.toolkit.base import Origin, Risk, ToolContext, ToolStatus
+from weclaw_desktop.toolkit.outcome import ApprovalDecision, CallOutcome, DecidedBy, ErrorKind
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.audit")
+
+
+class CallState(StrEnum):
+    """Where a call's audit record stands: still running, ended (``status`` says how), or interrupted
+    (the process stopped before the call returned; recovery found it running)."""
+
+    RUNNING = "running"
+    ENDED = "ended"
+    INTERRUPTED = "interrupted"
 
 
 class AuditRecord(BaseModel):
@@ -22,14 +41,42 @@ class AuditRecord(BaseModel):
     tool: str
     action: str
     function: str
-    origin: str
+    origin: Origin
     started_at: float
     duration_ms: float
-    status: str
+    status: ToolStatus
     result_len: int
     error_summary: str = ""
-    approval: str = ""
-    decided_by: str = ""
+    approval: ApprovalDecision | None = None
+    decided_by: DecidedBy | None = None
+    error_kind: ErrorKind | None = None
+    risk: Risk | None = None
+    hook: str = ""  # the before hook that blocked the call (decided_by 'hook')
+    state: CallState = CallState.ENDED
+
+    @classmethod
+    def of(cls, outcome: CallOutcome, ctx: ToolContext, *, started_at: float, trace_id: str) -> AuditRecord:
+        result = outcome.result
+        return cls(
+            trace_id=trace_id,
+            run_id=ctx.run_id,
+            session_id=ctx.session_id,
+            call_id=outcome.call_id,
+            tool=outcome.tool,
+            action=outcome.action,
+            function=outcome.function,
+            origin=ctx.origin,
+            started_at=started_at,
+            duration_ms=result.duration_ms,
+            status=result.status,
+            result_len=len(result.for_model()),
+            error_summary=summarize_error(result.error) if not result.succeeded else "",
+            approval=outcome.approval,
+            decided_by=outcome.decided_by,
+            error_kind=outcome.error,
+            risk=outcome.risk,
+            hook=outcome.hook,
+        )
 
 
 class AuditSink(Protocol):
@@ -70,10 +117,12 @@ class MemoryAudit:
 class LogAudit:
     async def record(self, rec: AuditRecord) -> None:
         log.info(
-            "call %s %s status=%s %.0fms len=%d %s",
+            "call %s %s status=%s kind=%s by=%s %.0fms len=%d %s",
             rec.call_id,
             rec.function,
             rec.status,
+            rec.error_kind or "-",
+            rec.decided_by or "-",
             rec.duration_ms,
             rec.result_len,
             rec.error_summary,
