@@ -57,13 +57,13 @@ async def scene(name: str, out: Path, lang: str, theme_name: str, base: Path) ->
     from PySide6.QtWidgets import QApplication
 
     from weclaw_desktop.app import root as app_module
-    from weclaw_desktop.ui.boot import build_window
     from weclaw_desktop.i18n import set_language
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import SecretStore
     from weclaw_desktop.settings import Settings
     from weclaw_desktop.storage import db as dbmod
     from weclaw_desktop.ui import theme
+    from weclaw_desktop.ui.boot import build_window
 
     os.environ["WECLAW_HOME"] = str(base / name)
     paths = app_paths().ensure()

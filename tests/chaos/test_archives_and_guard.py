@@ -32,7 +32,7 @@ MIB = 1024 * 1024
 def ctx(home: Path, tmp_path: Path) -> ToolContext:
     outputs = tmp_path / "outputs"
     outputs.mkdir()
-    return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", allowed_roots=[home])
+    return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", db=None, allowed_roots=[home])
 
 
 def _bomb(path: Path, entries: int = 300, size: int = MIB - 1) -> Path:
