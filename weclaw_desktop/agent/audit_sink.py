@@ -113,7 +113,12 @@ class SqliteAudit:
         marks = ",".join("?" for _ in run_ids)
         conn.execute(
             f"UPDATE audit SET status=?, error_summary=? WHERE status=? AND run_id IN ({marks})",
-            (CallState.INTERRUPTED.value, "the app stopped before the call returned", CallState.RUNNING.value, *run_ids),
+            (
+                CallState.INTERRUPTED.value,
+                "the app stopped before the call returned",
+                CallState.RUNNING.value,
+                *run_ids,
+            ),
         )
 
     async def records(self, *, session_id: str | None = None, run_id: str | None = None) -> list[AuditRecord]:
