@@ -64,7 +64,7 @@ async def test_attach_sends_text_and_images(fake_openai: FakeOpenAI, chat, tmp_p
     shot = tmp_path / "shot.png"
     shot.write_bytes(tiny_png())
     fake_openai.push(text_reply("ok"))
-    code, out, err = await chat(
+    code, _out, err = await chat(
         "summarise",
         "--new",
         "--attach",

@@ -273,7 +273,9 @@ async def test_delete_an_exchange_keeps_the_rest_of_the_chat(fake_openai: FakeOp
 
 
 # --- usage and titles ---------------------------------------------------------------------------------
-async def test_tokens_are_estimated_when_the_endpoint_sends_no_usage(fake_openai: FakeOpenAI, make_runtime: Any) -> None:
+async def test_tokens_are_estimated_when_the_endpoint_sends_no_usage(
+    fake_openai: FakeOpenAI, make_runtime: Any
+) -> None:
     rt = await make_runtime()
     sid = (await rt.create_session()).id
     fake_openai.push(
@@ -306,9 +308,7 @@ async def test_cost_from_the_users_price(fake_openai: FakeOpenAI, make_runtime: 
     assert (await rt.usage(sid)).cost == {"USD": 6.0}
 
 
-async def test_the_model_titles_a_new_chat_and_the_users_title_wins(
-    fake_openai: FakeOpenAI, make_runtime: Any
-) -> None:
+async def test_the_model_titles_a_new_chat_and_the_users_title_wins(fake_openai: FakeOpenAI, make_runtime: Any) -> None:
     settings = make_settings(fake_openai)
     settings.agent.model_titles = True
     rt = await make_runtime(settings, origin=Origin.GUI)

@@ -8,6 +8,7 @@ its block in the export; an import never touches an existing chat."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,9 @@ def comparable(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-async def test_json_export_round_trips_through_import(fake_openai: FakeOpenAI, make_runtime: Any, tmp_path: Path) -> None:
+async def test_json_export_round_trips_through_import(
+    fake_openai: FakeOpenAI, make_runtime: Any, tmp_path: Path
+) -> None:
     rt = await make_runtime()
     sid = await build_chat(rt, fake_openai, tmp_path)
     doc = await export_json(rt.history, sid)
@@ -92,7 +95,8 @@ async def test_json_export_round_trips_through_import(fake_openai: FakeOpenAI, m
     after = await model_messages(rt.history, new_sid, max_chars=200_000, vision=True)
     assert after == before
     image_copy = [a for a in (await rt.history.attachments.by_run(new_sid)).values() for a in a if a.kind == "image"]
-    assert Path(image_copy[0].path).parent == other and Path(image_copy[0].path).read_bytes() == tiny_png(rgb=(9, 9, 9))
+    copy = Path(image_copy[0].path)
+    assert copy.parent == other and await asyncio.to_thread(copy.read_bytes) == tiny_png(rgb=(9, 9, 9))
     # the imported chat keeps its branches: the first version of the edited message is one page back
     infos = await rt.branch_infos(new_sid)
     assert sorted((i.edit_index, i.edit_count) for i in infos.values())[-1] == (2, 2)

@@ -76,7 +76,7 @@ async def test_an_image_is_refused_for_a_text_model_with_a_clear_message(
 ) -> None:
     atts = [store_image_bytes(tiny_png(), store_dir=text_rt.attachment_dir(), name="shot.png")]
     sid = (await text_rt.create_session()).id
-    with pytest.raises(ImagesRefused, match="The model deepseek-chat cannot see images, so shot.png was not sent"):
+    with pytest.raises(ImagesRefused, match=r"The model deepseek-chat cannot see images, so shot\.png was not sent"):
         await text_rt.check_attachments(sid, atts)
     # a caller that sends it anyway: the pixels still never go to that model
     fake_openai.push(text_reply("I cannot see it."))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agent"))
-from weclaw_agent_test_tools import tiny_png  # noqa: E402
+from weclaw_agent_test_tools import tiny_png
 
 from weclaw_desktop.attachments import MAX_IMAGE_BYTES, AttachmentError, prepare, prepare_all, store_image_bytes
 from weclaw_desktop.attachments.compose import attachment_block, image_part, tool_images, user_text, with_images
@@ -37,7 +37,11 @@ def test_a_big_csv_is_cut_at_a_row_and_marked(tmp_path: Path, store: Path) -> No
     rows = ["month,amount"] + [f"2026-{i % 12 + 1:02d},{i * 17}" for i in range(20_000)]
     path.write_text("\n".join(rows), encoding="utf-8")
     att = prepare(path, store_dir=store, max_chars=5_000)
-    assert att.truncated and len(att.text) <= 5_000 and att.text.endswith(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))
+    assert (
+        att.truncated
+        and len(att.text) <= 5_000
+        and att.text.endswith(("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"))
+    )
     assert att.text.splitlines()[-1].count(",") == 1  # a whole row, not half of one
     block = attachment_block(att)
     assert block.startswith("[Attached file: budget.csv (text/csv,")
@@ -55,12 +59,14 @@ def test_the_total_of_one_message_is_capped_too(tmp_path: Path, store: Path) -> 
 
 
 def test_a_real_pdf_gives_its_text_page_by_page(qapp: object, tmp_path: Path, store: Path) -> None:
-    from PySide6.QtGui import QPageSize, QPainter, QPdfWriter
+    from PySide6.QtGui import QFont, QPageSize, QPainter, QPdfWriter
 
     path = tmp_path / "invoice.pdf"
     writer = QPdfWriter(str(path))
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
     painter = QPainter(writer)
+    # a font with a ToUnicode map for every glyph (whatever font an earlier test left as the default)
+    painter.setFont(QFont("DejaVu Sans", 12))
     painter.drawText(200, 400, "Invoice 2026-117 total 342.50 EUR")
     writer.newPage()
     painter.drawText(200, 400, "Payment due within 30 days")
@@ -164,4 +170,9 @@ def test_what_the_model_reads(tmp_path: Path, store: Path) -> None:
     parts = with_images("look", tool_images([atts[1].path]), show=True)
     assert isinstance(parts, list) and [p["type"] for p in parts] == ["text", "image_url"]
     refused = with_images("look", tool_images([atts[1].path]), show=False, model="deepseek-chat")
-    assert refused == "look\n\n[Image " + Path(atts[1].path).name + " was not shown: the model deepseek-chat does not accept images.]"
+    assert (
+        refused
+        == "look\n\n[Image "
+        + Path(atts[1].path).name
+        + " was not shown: the model deepseek-chat does not accept images.]"
+    )

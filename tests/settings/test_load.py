@@ -12,9 +12,9 @@ import pytest
 from settings_support import read_json, settings_path, user_file, write_settings
 
 from weclaw_desktop.paths import app_paths
-from weclaw_desktop.settings.migrations import migrate
 from weclaw_desktop.settings import ProblemKind, SettingsStore
 from weclaw_desktop.settings.fallbacks import strict_rules
+from weclaw_desktop.settings.migrations import migrate
 from weclaw_desktop.toolkit.approval import ApprovalRequest
 from weclaw_desktop.toolkit.base import Origin, Risk
 

@@ -41,10 +41,15 @@ def test_a_v1_file_keeps_its_provider_as_the_one_active_entry() -> None:
     assert (entry.name, entry.preset, entry.model, entry.timeout_s) == ("deepseek", "deepseek", "deepseek-chat", 90)
     assert entry.api_key_name == "api_key"  # the key stored in the keyring before is still found
     assert s.providers.active == "deepseek" and s.provider is entry
-    assert s.agent.max_rounds == 9 and s.tools.policy.deny == ["faulty"] and [m.name for m in s.mcp_servers] == [
-        "time",
-        "web",
-    ]
+    assert (
+        s.agent.max_rounds == 9
+        and s.tools.policy.deny == ["faulty"]
+        and [m.name for m in s.mcp_servers]
+        == [
+            "time",
+            "web",
+        ]
+    )
     store.update(lambda x: setattr(x.ui, "theme", "light"))
     saved = read_json()
     assert saved["version"] == 2 and "provider" not in saved

@@ -102,7 +102,9 @@ async def model_messages(
         if kind == "tool":
             names = ", ".join(r.name for r in [*older[i], *shown[i]])
             text = _older_note(f"Images returned by the tool calls above: {names}", older[i])
-            result.append({"role": "user", "content": with_images(text, shown[i], show=vision is not False, model=model)})
+            result.append(
+                {"role": "user", "content": with_images(text, shown[i], show=vision is not False, model=model)}
+            )
     return result
 
 

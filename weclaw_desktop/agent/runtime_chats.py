@@ -32,13 +32,13 @@ from weclaw_desktop.toolkit.base import Origin
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.history import HistoryStore, SessionInfo
-    from weclaw_desktop.agent.runtime import TurnHandle
     from weclaw_desktop.paths import AppPaths
     from weclaw_desktop.secrets import SecretStore
 
 log = logging.getLogger("weclaw.runtime")
 
 TitleListener = Callable[[str, str], None]  # (session id, new title)
+TurnHandle = Any  # agent.runtime.TurnHandle (not imported: runtime imports this module)
 
 
 class ImagesRefused(ValueError):

@@ -70,14 +70,20 @@ async def _export(args: argparse.Namespace) -> int:
     finally:
         history.db.close()
     if args.output:
-        target = Path(args.output).expanduser()
-        tmp = target.with_name(target.name + ".part")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)
+        target = await asyncio.to_thread(_write, Path(args.output), text)
         print(tr("cli.export.written", path=str(target)), file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _write(path: Path, text: str) -> Path:
+    """Written whole or not at all (a half-written export never replaces an earlier one)."""
+    target = path.expanduser()
+    tmp = target.with_name(target.name + ".part")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    return target
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -89,7 +95,7 @@ async def _import(args: argparse.Namespace) -> int:
 
     history, paths = _history()
     try:
-        doc = read_document(Path(args.file).expanduser())
+        doc = await asyncio.to_thread(read_document, Path(args.file))
         session = await import_json(history, doc, image_dir=paths.data / "attachments")
     except ChatImportError as exc:
         return _fail(str(exc), 2)

@@ -101,6 +101,7 @@ async def export_json(history: HistoryStore, session_id: str) -> dict[str, Any]:
 
 
 def read_document(path: Path) -> dict[str, Any]:
+    path = path.expanduser()
     try:
         size = path.stat().st_size
     except OSError as exc:
