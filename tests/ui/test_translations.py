@@ -62,6 +62,7 @@ class Scene:
     def texts(self) -> dict[tuple[int, str], tuple[str, str]]:
         """Every visible text of every open window; the settings dialog page by page."""
         out: dict[tuple[int, str], tuple[str, str]] = {}
+        self.settings_dialog.show_page(0)  # the dialog is a child of the window: each pass sees the same page there
         for top in self.tops():
             if top is self.settings_dialog:
                 for i in range(top.nav.count()):

@@ -13,6 +13,7 @@ Data only, like the rest of the schema.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -60,13 +61,15 @@ class AssistantSettings(_Section):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
 
     def allows_tool(self, tool: str) -> bool:
-        if self.tools is None:
-            return True
-        return any(_glob(pattern).fullmatch(tool) for pattern in self.tools)
+        return tool_matcher(self.tools)(tool)
 
 
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+def tool_matcher(patterns: list[str] | tuple[str, ...] | None) -> Callable[[str], bool]:
+    """Whether a tool is in a tool profile (names, ``*`` as a wildcard); None allows every tool."""
+    if patterns is None:
+        return lambda _tool: True
+    regex = re.compile("|".join(".*".join(re.escape(x) for x in p.split("*")) for p in patterns) or r"(?!)")
+    return lambda tool: regex.fullmatch(tool) is not None
 
 
 def builtin_assistant() -> AssistantSettings:

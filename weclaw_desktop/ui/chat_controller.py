@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.attachments import Attachment
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
@@ -33,6 +34,8 @@ class ChatController(QObject):
     tokens_changed = Signal(int)
     turn_state_changed = Signal(bool)  # running
     event_received = Signal(object)  # every turn event, after the widgets handled it
+    session_changed = Signal(str)  # another chat is shown ('' = none)
+    usage_reported = Signal(str)  # a request of this session reported (or estimated) its tokens
 
     def __init__(
         self,
@@ -59,7 +62,9 @@ class ChatController(QObject):
         self.tokens: dict[str, int] = {}
         self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
-        composer.send_requested.connect(lambda text: self.spawn(self.send(text)))
+        #: The composer's chat-setup pickers (ui/chat_setup_ui.py), set by the window; None in bare tests.
+        self.setup_ui: Any = None
+        composer.send_requested.connect(lambda text, atts: self.spawn(self.send(text, atts)))
         composer.stop_requested.connect(self.stop)
         sidebar.new_requested.connect(lambda: self.spawn(self.new_session()))
         sidebar.selected.connect(lambda sid: self.spawn(self.open_session(sid)))
@@ -78,8 +83,13 @@ class ChatController(QObject):
     # --- runtime --------------------------------------------------------------------------------
     def attach(self, runtime: AgentRuntime) -> None:
         self.runtime = runtime
+        self.composer.attachment_dir = runtime.attachment_dir()
+        runtime.title_listeners.append(self._titled)
         self._ready.set()
         self.spawn(self._open_latest())
+
+    def _titled(self, _session_id: str, _title: str) -> None:
+        self.spawn(self.refresh_sessions())
 
     async def ready(self) -> AgentRuntime:
         await self._ready.wait()
@@ -129,6 +139,7 @@ class ChatController(QObject):
         self.board.reset_session()
         self.chat.load_history(items)
         self.tokens_changed.emit(self.tokens.get(session_id, 0))
+        self.session_changed.emit(session_id)
 
     async def rename(self, session_id: str, title: str) -> None:
         runtime = await self.ready()
@@ -144,27 +155,44 @@ class ChatController(QObject):
             self.composer.set_busy(False)
             self.chat.clear()
             self.board.reset_session()
+            self.session_changed.emit("")
         await self.refresh_sessions()
 
     # --- turns ----------------------------------------------------------------------------------
-    async def send(self, text: str) -> TurnHandle | None:
+    async def send(self, text: str, attachments: Sequence[Attachment] = ()) -> TurnHandle | None:
         if not self._is_configured():
             self._on_not_configured()
-            self.composer.edit.setPlainText(text)
+            self._give_back(text, attachments)
             return None
         runtime = await self.ready()
+        from weclaw_desktop.agent.runtime_chats import ImagesRefused
+
+        try:  # an image for a model that cannot see: say so before anything is stored or sent
+            await runtime.check_attachments(self.session_id, attachments) if self.session_id else None
+            if not self.session_id and self.setup_ui is not None and attachments:
+                await self._check_pending(runtime, attachments)
+        except ImagesRefused as exc:
+            self.chat.add_notice(Text("chat.error", message=str(exc)), "error")
+            self._give_back(text, attachments)
+            return None
         if not self.session_id:
-            info = await runtime.create_session()
+            assistant = self.setup_ui.new_chat_assistant() if self.setup_ui is not None else ""
+            info = await runtime.create_session(assistant=assistant)
+            if self.setup_ui is not None:
+                await self.setup_ui.apply_pending(runtime, info.id)
             self.session_id = info.id
             self.board.reset_session()
             self.chat.clear()
+            self.session_changed.emit(info.id)
         self.chat.add_user(text)
         self.board.set_exposed(set())
         self.composer.set_busy(True)
         self.turn_state_changed.emit(True)
         session_id = self.session_id
         try:
-            handle = runtime.start_turn(session_id, text, on_event=lambda e: self._on_event(session_id, e))
+            handle = runtime.start_turn(
+                session_id, text, on_event=lambda e: self._on_event(session_id, e), attachments=attachments
+            )
         except Exception as exc:  # TurnInProgress and the like: say it, keep the text
             self.composer.set_busy(False)
             self.turn_state_changed.emit(False)
@@ -175,6 +203,27 @@ class ChatController(QObject):
         self.spawn(self.refresh_sessions())
         return handle
 
+    def _give_back(self, text: str, attachments: Sequence[Attachment]) -> None:
+        """A message that was not sent: its text and files go back into the composer."""
+        self.composer.edit.setPlainText(text)
+        self.composer.restore(list(attachments))
+
+    async def _check_pending(self, runtime: AgentRuntime, attachments: Sequence[Attachment]) -> None:
+        """Images for the model picked for a chat that does not exist yet."""
+        from weclaw_desktop.agent.runtime_chats import ImagesRefused
+
+        pending = self.setup_ui.pending
+        assistant = runtime.settings.assistants.resolve(pending.get("assistant", ""))
+        entry = runtime.provider_entry(pending.get("provider") or assistant.provider)
+        model = pending.get("model") or assistant.model or entry.model
+        caps = await runtime.capabilities(entry, model)
+        images = [a.name for a in attachments if a.is_image]
+        if images and caps.vision is False:
+            raise ImagesRefused(
+                f"The model {model} cannot see images, so {', '.join(images)} was not sent. Choose a model that "
+                "accepts images in the model switcher, or remove the image."
+            )
+
     def stop(self) -> None:
         if self.handle is not None and self.handle.running:
             self.handle.cancel()
@@ -184,6 +233,7 @@ class ChatController(QObject):
             self.tokens[session_id] = self.tokens.get(session_id, 0) + event.total_tokens
             if session_id == self.session_id:
                 self.tokens_changed.emit(self.tokens[session_id])
+            self.usage_reported.emit(session_id)
         if session_id != self.session_id:
             return  # a turn of a chat that is not shown; it is stored and shown when opened
         if isinstance(event, ev.TextDelta):  # the hot path: one per token, no signal emission

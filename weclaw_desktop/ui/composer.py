@@ -1,16 +1,28 @@
-"""The message box: Enter sends, Shift+Enter adds a line, dropped files are attached as paths, and the
-Send button turns into Stop while a turn runs."""
+"""The message box: Enter sends, Shift+Enter adds a line, the Send button turns into Stop while a turn runs.
+
+Files become attachments (``weclaw_desktop.attachments``: text extracted, images checked and copied) from the
+paperclip (the picker opens in Documents, else the home folder), a drop, or a paste (a pasted image is saved as
+a PNG in the app's attachment folder; large ones are scaled to 2048 px first). Files are read in a worker thread;
+their chips say "Reading…" until then, and a message sent meanwhile waits for them. Under the box: the chat's
+assistant and model pickers with what the model can do.
+
+``send_requested(text, attachments)`` carries the ready :class:`Attachment` objects; the controller checks them
+against the model (an image for a model that cannot see) and gives them back with :meth:`restore` when the
+message could not be sent.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QMimeData, QSize, QStandardPaths, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
+    QLabel,
     QPlainTextEdit,
     QPushButton,
     QToolButton,
@@ -18,10 +30,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.attachments import Attachment, AttachmentError, prepare, store_image_bytes
 from weclaw_desktop.i18n import tr
 from weclaw_desktop.ui import icons
+from weclaw_desktop.ui.attachment_chips import AttachmentChip
+from weclaw_desktop.ui.model_switcher import AssistantPicker, CapsBadges, ModelSwitcher
+from weclaw_desktop.ui.tasks import TaskSet
 
 MAX_LINES = 8
+MAX_PASTED_SIDE = 2048
 
 
 def _local_files(event: QDragEnterEvent | QDropEvent) -> list[Path]:
@@ -31,9 +48,35 @@ def _local_files(event: QDragEnterEvent | QDropEvent) -> list[Path]:
     return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
 
 
+def start_folder() -> str:
+    """Where the file picker opens: the user's Documents folder when it exists, else the home folder."""
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    if docs and Path(docs).is_dir():
+        return docs
+    return str(Path.home())
+
+
+def png_bytes(image: QImage) -> bytes:
+    """A pasted image as PNG, scaled down to MAX_PASTED_SIDE on its long side (a 5K screenshot is 10+ MB)."""
+    if max(image.width(), image.height()) > MAX_PASTED_SIDE:
+        image = image.scaled(
+            MAX_PASTED_SIDE,
+            MAX_PASTED_SIDE,
+            Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # the stubs want bytes, PySide6 wants str
+    buffer.close()
+    return bytes(data.data())
+
+
 class MessageEdit(QPlainTextEdit):
     submit = Signal()
     files_dropped = Signal(list)
+    image_pasted = Signal(QImage)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +105,22 @@ class MessageEdit(QPlainTextEdit):
                 self.submit.emit()
                 return
         super().keyPressEvent(event)
+
+    # --- paste: images and files become attachments, text stays text -----------------------------
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return source.hasImage() or source.hasUrls() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        files = [Path(u.toLocalFile()) for u in source.urls() if u.isLocalFile()] if source.hasUrls() else []
+        if files:
+            self.files_dropped.emit(files)
+            return
+        if source.hasImage():
+            image = source.imageData()
+            if isinstance(image, QImage) and not image.isNull():
+                self.image_pasted.emit(image)
+                return
+        super().insertFromMimeData(source)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if _local_files(event):
@@ -97,51 +156,22 @@ class MessageEdit(QPlainTextEdit):
         self.setFixedHeight(round(shown * self.fontMetrics().lineSpacing() + chrome))
 
 
-class AttachmentChip(QFrame):
-    removed = Signal(object)
-
-    def __init__(self, path: Path, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.path = path
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 2, 2, 2)
-        layout.setSpacing(4)
-        button = QToolButton()
-        button.setText(path.name)
-        button.setIcon(icons.icon("paperclip"))
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        button.setAutoRaise(True)
-        button.setToolTip(str(path))
-        layout.addWidget(button)
-        self.close_button = QToolButton()
-        self.close_button.setText("✕")
-        self.close_button.setAutoRaise(True)
-        self.close_button.clicked.connect(lambda: self.removed.emit(self.path))
-        layout.addWidget(self.close_button)
-        self.retranslate()
-
-    def retranslate(self) -> None:
-        self.close_button.setToolTip(tr("chat.remove_attachment"))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
-
-
 class Composer(QFrame):
-    """Emits ``send_requested(text)`` (attachments already appended as paths) and ``stop_requested``."""
+    """Emits ``send_requested(text, attachments)`` and ``stop_requested``."""
 
-    send_requested = Signal(str)
+    send_requested = Signal(str, list)
     stop_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Composer")
-        self.attachments: list[Path] = []
+        self.chips_list: list[AttachmentChip] = []
         self.busy = False
+        self.attachment_dir = Path.home() / ".weclaw-attachments"  # the controller sets the app's folder
+        self._tasks = TaskSet("composer")
+        self._send_when_ready = False
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(10, 8, 10, 8)
+        outer.setContentsMargins(10, 8, 10, 6)
         outer.setSpacing(4)
         self.chips = QHBoxLayout()
         self.chips.setSpacing(4)
@@ -158,6 +188,7 @@ class Composer(QFrame):
         self.edit = MessageEdit()
         self.edit.submit.connect(self._submit)
         self.edit.files_dropped.connect(self.add_attachments)
+        self.edit.image_pasted.connect(self.add_image)
         row.addWidget(self.edit, 1)
         self.button = QPushButton()
         self.button.setProperty("primary", True)
@@ -166,6 +197,20 @@ class Composer(QFrame):
         self.button.clicked.connect(self._button_clicked)
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
         outer.addLayout(row)
+        pickers = QHBoxLayout()
+        pickers.setContentsMargins(0, 0, 0, 0)
+        pickers.setSpacing(2)
+        self.assistant_picker = AssistantPicker()
+        self.model_switcher = ModelSwitcher()
+        self.caps = CapsBadges()
+        pickers.addWidget(self.assistant_picker)
+        pickers.addWidget(self.model_switcher)
+        pickers.addWidget(self.caps)
+        pickers.addStretch(1)
+        self.status = QLabel()
+        self.status.setObjectName("Muted")
+        pickers.addWidget(self.status)
+        outer.addLayout(pickers)
         self.setAcceptDrops(True)
         self.set_busy(False)
         self.retranslate()
@@ -173,6 +218,8 @@ class Composer(QFrame):
     def retranslate(self) -> None:
         self.attach.setToolTip(tr("chat.attach"))
         self.button.setText(tr("chat.stop") if self.busy else tr("chat.send"))
+        if self._send_when_ready:
+            self.status.setText(tr("attach.waiting"))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -180,31 +227,84 @@ class Composer(QFrame):
         super().changeEvent(event)
 
     # --- attachments ----------------------------------------------------------------------------
-    def add_attachments(self, paths: list[Path]) -> None:
-        for path in paths:
-            if path in self.attachments:
-                continue
-            self.attachments.append(path)
-            chip = AttachmentChip(path)
-            chip.removed.connect(self._remove_attachment)
-            self.chips.insertWidget(self.chips.count() - 1, chip)
+    @property
+    def attachments(self) -> list[Attachment]:
+        """The attachments read so far (chips still reading or failed are not included)."""
+        return [c.attachment for c in self.chips_list if c.attachment is not None]
 
-    def _remove_attachment(self, path: Path) -> None:
-        if path in self.attachments:
-            self.attachments.remove(path)
-        for i in range(self.chips.count()):
-            item = self.chips.itemAt(i)
-            widget = item.widget() if item is not None else None
-            if isinstance(widget, AttachmentChip) and widget.path == path:
-                self.chips.removeWidget(widget)
-                widget.deleteLater()
-                break
+    @property
+    def reading(self) -> bool:
+        return any(not c.ready and not c.error for c in self.chips_list)
+
+    def _chip(self, name: str) -> AttachmentChip:
+        chip = AttachmentChip(name)
+        chip.removed.connect(self._remove_chip)
+        self.chips_list.append(chip)
+        self.chips.insertWidget(self.chips.count() - 1, chip)
+        return chip
+
+    def add_attachments(self, paths: list[Path]) -> list[AttachmentChip]:
+        """Attach files (read in a worker thread); a file already attached is not added twice."""
+        have = {c.source for c in self.chips_list}
+        made = []
+        for path in paths:
+            if str(path) in have:
+                continue
+            chip = self._chip(path.name)
+            chip.source = str(path)
+            self._tasks.spawn(self._read(chip, path))
+            made.append(chip)
+        return made
+
+    async def _read(self, chip: AttachmentChip, path: Path) -> None:
+        try:
+            att = await asyncio.to_thread(prepare, path, store_dir=self.attachment_dir)
+        except AttachmentError as exc:
+            chip.set_error(str(exc))
+        else:
+            chip.set_attachment(att)
+        self._maybe_send()
+
+    def add_image(self, image: QImage) -> AttachmentChip:
+        """A pasted image: saved as PNG in the attachment folder."""
+        chip = self._chip(tr("attach.pasted_name"))
+        data = png_bytes(image)
+        self._tasks.spawn(self._store(chip, data))
+        return chip
+
+    async def _store(self, chip: AttachmentChip, data: bytes) -> None:
+        try:
+            att = await asyncio.to_thread(
+                store_image_bytes, data, store_dir=self.attachment_dir, name=chip.name + ".png"
+            )
+        except AttachmentError as exc:
+            chip.set_error(str(exc))
+        else:
+            chip.set_attachment(att)
+        self._maybe_send()
+
+    def restore(self, attachments: list[Attachment]) -> None:
+        """Put attachments back (a message that could not be sent keeps them)."""
+        for att in attachments:
+            self._chip(att.name).set_attachment(att)
+
+    def _remove_chip(self, chip: AttachmentChip) -> None:
+        if chip in self.chips_list:
+            self.chips_list.remove(chip)
+        self.chips.removeWidget(chip)
+        chip.deleteLater()
+        self._maybe_send()
+
+    def clear_attachments(self) -> None:
+        for chip in list(self.chips_list):
+            self._remove_chip(chip)
 
     def _choose_files(self) -> None:
-        dialog = QFileDialog(self)
+        dialog = QFileDialog(self, tr("chat.attach"), start_folder())
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
         dialog.filesSelected.connect(lambda files: self.add_attachments([Path(f) for f in files]))
         dialog.open()
+        self.file_dialog = dialog  # tests
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if _local_files(event):
@@ -218,22 +318,30 @@ class Composer(QFrame):
 
     # --- sending --------------------------------------------------------------------------------
     def message_text(self) -> str:
-        text = self.edit.toPlainText().strip()
-        if self.attachments:
-            listed = "\n".join(f"- {p}" for p in self.attachments)
-            text = f"{text}\n\n{tr('chat.attached')}\n{listed}".strip()
-        return text
+        return self.edit.toPlainText().strip()
 
     def _submit(self) -> None:
         if self.busy:
             return
+        if not self.message_text() and not self.chips_list:
+            return
+        if self.reading:  # send once the files are read
+            self._send_when_ready = True
+            self.status.setText(tr("attach.waiting"))
+            return
         text = self.message_text()
-        if not text:
+        attachments = self.attachments
+        if not text and not attachments:
             return
         self.edit.clear()
-        for path in list(self.attachments):
-            self._remove_attachment(path)
-        self.send_requested.emit(text)
+        self.clear_attachments()
+        self.send_requested.emit(text, attachments)
+
+    def _maybe_send(self) -> None:
+        if self._send_when_ready and not self.reading:
+            self._send_when_ready = False
+            self.status.clear()
+            self._submit()
 
     def _button_clicked(self) -> None:
         if self.busy:

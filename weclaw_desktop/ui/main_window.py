@@ -48,6 +48,7 @@ from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.approval_dialog import QtApprovalGate
 from weclaw_desktop.ui.chat_controller import ChatController
+from weclaw_desktop.ui.chat_setup_ui import ChatSetupUi
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
@@ -87,6 +88,7 @@ class MainWindow(QMainWindow):
         self._extra_pages: list[tuple[str | Text, QWidget]] = []
         self._phone_text: str | Text | None = None
         self._tokens_shown = 0
+        self._usage: Any = None
         self._quitting = False
         self.settings_dialog: SettingsDialog | None = None
         self._pending = TaskSet("window")
@@ -147,6 +149,16 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.controller.tokens_changed.connect(self._show_tokens)
+        self.chat_setup = ChatSetupUi(
+            self.controller,
+            self.composer,
+            self.store,
+            open_settings=self.open_settings_page,
+            on_assistant_tools=self.board.set_assistant,
+            parent=self,
+        )
+        self.controller.setup_ui = self.chat_setup
+        self.chat_setup.usage_changed.connect(self._show_usage)
         self.controller.event_received.connect(self._event_shown)
         self.controller.turn_state_changed.connect(self._turn_state_changed)
 
@@ -171,7 +183,10 @@ class MainWindow(QMainWindow):
         self.settings_action.setText(tr("action.settings"))
         self.quit_action.setText(tr("action.quit"))
         self.tokens_label.setToolTip(tr("statusbar.tokens.tip"))
-        self._show_tokens(self._tokens_shown)
+        if self._usage is not None:
+            self._show_usage(self._usage)
+        else:
+            self._show_tokens(self._tokens_shown)
         self.notifier.retranslate()
         self.set_phone_status(self.phone_state, self._phone_text)
         self.refresh_provider()
@@ -201,6 +216,7 @@ class MainWindow(QMainWindow):
     def attach_runtime(self, runtime: AgentRuntime) -> None:
         """Show and drive ``runtime`` (the composition root gave it this window's gate at creation)."""
         self.controller.attach(runtime)
+        self.chat_setup.refresh()
         self._update_stack()
 
     @property
@@ -285,7 +301,25 @@ class MainWindow(QMainWindow):
 
     def _show_tokens(self, n: int) -> None:
         self._tokens_shown = n
-        self.tokens_label.setText(tr("statusbar.tokens", n=n))
+        if self._usage is None:
+            self.tokens_label.setText(tr("statusbar.tokens", n=n))
+
+    def _show_usage(self, usage: Any) -> None:
+        """The open chat's tokens from the history (every request, estimated ones marked ≈) and its cost when
+        every price is known."""
+        from weclaw_desktop.agent.usage import format_cost, format_tokens
+
+        self._usage = usage
+        if usage is None or not usage.total:
+            self.tokens_label.setText(tr("statusbar.tokens", n=0))
+            return
+        text = tr("statusbar.usage", tokens=format_tokens(usage.total, usage.estimated))
+        cost = format_cost(usage.cost)
+        self.tokens_label.setText(f"{text} · {cost}" if cost else text)
+        tip = [tr("statusbar.usage.tip", prompt=f"{usage.prompt_tokens:,}", completion=f"{usage.completion_tokens:,}")]
+        if usage.estimated:
+            tip.append(tr("statusbar.usage.estimated"))
+        self.tokens_label.setToolTip("\n".join(tip))
 
     def _update_stack(self) -> None:
         if not self.settings.provider.configured and not self.chat.messages:
@@ -357,6 +391,14 @@ class MainWindow(QMainWindow):
     def _open_settings_quietly(self) -> None:
         self.open_settings()
 
+    def open_settings_page(self, page: str) -> SettingsDialog:
+        """Settings, showing ``page``: "models" or "assistants"."""
+        dialog = self.open_settings()
+        target = {"models": dialog.providers_page, "assistants": dialog.assistants_page}.get(page)
+        if target is not None and target in dialog.pages:
+            dialog.show_page(dialog.pages.index(target))
+        return dialog
+
     def open_settings(self) -> SettingsDialog:
         from weclaw_desktop.ui.settings_dialog import SettingsDialog
 
@@ -370,6 +412,7 @@ class MainWindow(QMainWindow):
             self.secrets,
             extra_pages=self._extra_pages,
             key_lookup=runtime.api_key if runtime is not None else None,
+            registry=self.registry,
             parent=self,
         )
         self.settings_dialog = dialog
@@ -386,7 +429,7 @@ class MainWindow(QMainWindow):
             set_ui_language(resolve_language(change.settings.ui.language))  # live: every open window retranslates
         if change.touches("tools", "mcp_servers"):
             self.board.refresh()
-        if change.touches("provider"):
+        if change.touches("providers"):
             self.refresh_provider()
         self.settings_notice.refresh()
 

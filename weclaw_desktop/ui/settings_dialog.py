@@ -37,7 +37,10 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings, SettingsStore
+from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons
+from weclaw_desktop.ui.assistants_page import AssistantsPage
+from weclaw_desktop.ui.provider_list import ProviderListPage
 from weclaw_desktop.ui.settings_provider import ProviderPage
 
 ORIGINS = ("gui", "companion", "schedule")
@@ -326,18 +329,22 @@ class SettingsDialog(QDialog):
         *,
         extra_pages: Sequence[tuple[str | Text, QWidget]] = (),
         key_lookup: Callable[[], str | None] | None = None,
+        registry: ToolRegistry | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setMinimumSize(760, 520)
         self.store = store
         self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
+        self.providers_page = ProviderListPage(self.provider_page)  # several saved configurations around it
+        self.assistants_page = AssistantsPage(registry)
         self.agent_page = AgentPage()
         self.approvals_page = ApprovalsPage()
         self.files_page = FilesPage()
         self.appearance_page = AppearancePage()
         pages: list[tuple[str | Text, str, QWidget]] = [
-            (Text("settings.page.provider"), "chip", self.provider_page),
+            (Text("settings.page.provider"), "chip", self.providers_page),
+            (Text("settings.page.assistants"), "brain", self.assistants_page),
             (Text("settings.page.agent"), "tool", self.agent_page),
             (Text("settings.page.approvals"), "shield", self.approvals_page),
             (Text("settings.page.files"), "folder", self.files_page),
