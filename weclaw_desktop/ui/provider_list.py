@@ -217,6 +217,7 @@ class ProviderListPage(QWidget):
         e = self.entry
         models = list(dict.fromkeys([*e.model_choices(), *e.prices]))
         published = published_prices().get(e.preset, {})
+        self.table.blockSignals(True)  # filling is not the user editing
         self.table.setRowCount(len(models))
         for r, model in enumerate(models):
             self.table.setItem(r, 0, QTableWidgetItem(model))
@@ -240,6 +241,7 @@ class ProviderListPage(QWidget):
                 self.table.setItem(r, c, item)
             currency = own.currency if own else (pub.currency if pub else "USD")
             self.table.setItem(r, 4, QTableWidgetItem(currency))
+        self.table.blockSignals(False)
 
     def _edited(self, item: QTableWidgetItem) -> None:
         """A published price the user typed over is theirs from now on."""
