@@ -214,26 +214,6 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     (out / f"export-{lang}.json").write_text(
         json.dumps(await export_json(runtime.history, sid), ensure_ascii=False, indent=1), encoding="utf-8"
     )
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if Path(chromium).exists():
-        png = out / f"export-html-{lang}-{theme_name}.png"
-        subprocess.run(
-            [
-                chromium,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                f"--screenshot={png}",
-                "--window-size=900,1100",
-                html.as_uri(),
-            ],
-            check=False,
-            capture_output=True,
-            timeout=60,
-        )
-        if png.exists():
-            shots.append(png)
-
     window.quit_app()
     await window.controller.shutdown()
     await fake.stop()
@@ -270,6 +250,26 @@ def main() -> int:
             shots = loop.run_until_complete(scene(out, args.lang, args.theme))
     finally:
         shutil.rmtree(base, ignore_errors=True)
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    html = out / f"export-{args.lang}.html"
+    if Path(chromium).exists() and html.exists():  # the exported page as a browser shows it
+        png = out / f"export-html-{args.lang}-{args.theme}.png"
+        subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                f"--screenshot={png}",
+                "--window-size=900,1100",
+                html.as_uri(),
+            ],
+            check=False,
+            capture_output=True,
+            timeout=60,
+        )
+        if png.exists():
+            shots.append(png)
     for path in shots:
         print(path)
     return 0

@@ -17,6 +17,7 @@ from weclaw_desktop.i18n import tr
 from weclaw_desktop.ui import icons, theme
 
 THUMB = 28
+NAME_WIDTH = 170  # px of the file name; longer names are shortened in the middle ("budget…2026.csv")
 
 
 class AttachmentChip(QFrame):
@@ -31,7 +32,7 @@ class AttachmentChip(QFrame):
         self.attachment: Attachment | None = None
         self.source = ""  # the file it was made from ('' for a pasted image)
         self.error = ""
-        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 2 if removable else 8, 2)
         layout.setSpacing(6)
@@ -80,21 +81,21 @@ class AttachmentChip(QFrame):
         if self.close_button is not None:
             self.close_button.setToolTip(tr("chat.remove_attachment"))
         if self.error:
-            self.label.setText(self.name)
+            self.label.setText(self._short(self.name))
             self.mark.setText(tr("attach.failed"))
             self.mark.setStyleSheet(f"color:{c.danger};")
             self.setToolTip(self.error)
             self.thumb.setPixmap(icons.pixmap("status_error", 16, c.danger))
             return
         if att is None:
-            self.label.setText(self.name)
+            self.label.setText(self._short(self.name))
             self.mark.setText(tr("attach.reading"))
             self.mark.setStyleSheet(f"color:{c.muted};")
             self.setToolTip(self.name)
             self.thumb.setPixmap(icons.pixmap("paperclip", 16, c.muted))
             return
-        self.label.setText(f"{att.name} · {size_text(att.size)}")
-        lines = [att.path]
+        self.label.setText(f"{self._short(att.name)} · {size_text(att.size)}")
+        lines = [att.name, att.path]
         if att.kind == "image":
             self.mark.setText("")
             pix = QPixmap(att.path)
@@ -122,6 +123,9 @@ class AttachmentChip(QFrame):
         if att.note and att.kind == "text":
             lines.append(att.note)
         self.setToolTip("\n".join(lines))
+
+    def _short(self, name: str) -> str:
+        return self.label.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, NAME_WIDTH)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

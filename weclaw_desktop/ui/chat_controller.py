@@ -64,6 +64,7 @@ class ChatController(QObject):
         self._query = ""
         #: The composer's chat-setup pickers (ui/chat_setup_ui.py), set by the window; None in bare tests.
         self.setup_ui: Any = None
+        self._creating = False  # a chat is being made for the first message
         composer.send_requested.connect(lambda text, atts: self.spawn(self.send(text, atts)))
         composer.stop_requested.connect(self.stop)
         sidebar.new_requested.connect(lambda: self.spawn(self.new_session()))
@@ -99,7 +100,7 @@ class ChatController(QObject):
     async def _open_latest(self) -> None:
         runtime = await self.ready()
         sessions = await runtime.list_sessions()
-        if sessions and not self.session_id:
+        if sessions and not self.session_id and not self._creating:  # the user's first message may be on its way
             await self.open_session(sessions[0].id)
         self.sidebar.set_sessions(sessions, self.session_id)
 
@@ -177,10 +178,14 @@ class ChatController(QObject):
             return None
         if not self.session_id:
             assistant = self.setup_ui.new_chat_assistant() if self.setup_ui is not None else ""
-            info = await runtime.create_session(assistant=assistant)
+            self._creating = True  # opening the latest chat at start-up must not replace this one
+            try:
+                info = await runtime.create_session(assistant=assistant)
+            finally:
+                self._creating = False
+            self.session_id = info.id
             if self.setup_ui is not None:
                 await self.setup_ui.apply_pending(runtime, info.id)
-            self.session_id = info.id
             self.board.reset_session()
             self.chat.clear()
             self.session_changed.emit(info.id)

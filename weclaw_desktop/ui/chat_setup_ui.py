@@ -57,6 +57,7 @@ class InstructionsDialog(QDialog):
 
 class ChatSetupUi(QObject):
     usage_changed = Signal(object)  # UsageSum of the open chat (None: nothing yet)
+    model_shown = Signal(str, str)  # (configuration, model) answering the open chat
 
     def __init__(
         self,
@@ -119,6 +120,8 @@ class ChatSetupUi(QObject):
         if current is not None and current not in choices:
             choices.insert(0, current)
         self.composer.model_switcher.set_choices(choices, current)
+        if current is not None:
+            self.model_shown.emit(current.provider, current.model)
         assistants = [AssistantChoice(a.id, a.name, a.icon) for a in settings.assistants.entries]
         self.composer.assistant_picker.set_assistants(assistants, assistant.id, instructions=instructions)
         if self._on_assistant_tools is not None:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -173,10 +174,21 @@ class Composer(QFrame):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 6)
         outer.setSpacing(4)
-        self.chips = QHBoxLayout()
-        self.chips.setSpacing(4)
+        holder = QWidget()
+        self.chips = QHBoxLayout(holder)
+        self.chips.setContentsMargins(0, 0, 0, 0)
+        self.chips.setSpacing(6)
         self.chips.addStretch(1)
-        outer.addLayout(self.chips)
+        self.chip_area = QScrollArea()  # many files scroll sideways instead of squeezing each chip
+        self.chip_area.setObjectName("ChipArea")
+        self.chip_area.setWidget(holder)
+        self.chip_area.setWidgetResizable(True)
+        self.chip_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.chip_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.chip_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.chip_area.setFixedHeight(holder.sizeHint().height() + 44)
+        self.chip_area.setVisible(False)
+        outer.addWidget(self.chip_area)
         row = QHBoxLayout()
         row.setSpacing(8)
         self.attach = QToolButton()
@@ -241,6 +253,7 @@ class Composer(QFrame):
         chip.removed.connect(self._remove_chip)
         self.chips_list.append(chip)
         self.chips.insertWidget(self.chips.count() - 1, chip)
+        self.chip_area.setVisible(True)
         return chip
 
     def add_attachments(self, paths: list[Path]) -> list[AttachmentChip]:
@@ -293,6 +306,7 @@ class Composer(QFrame):
             self.chips_list.remove(chip)
         self.chips.removeWidget(chip)
         chip.deleteLater()
+        self.chip_area.setVisible(bool(self.chips_list))
         self._maybe_send()
 
     def clear_attachments(self) -> None:

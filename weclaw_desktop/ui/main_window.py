@@ -48,6 +48,7 @@ from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.approval_dialog import QtApprovalGate
 from weclaw_desktop.ui.chat_controller import ChatController
+from weclaw_desktop.ui.chat_export import ChatExport
 from weclaw_desktop.ui.chat_setup_ui import ChatSetupUi
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         self._phone_text: str | Text | None = None
         self._tokens_shown = 0
         self._usage: Any = None
+        self._chat_model = ("", "")
         self._quitting = False
         self.settings_dialog: SettingsDialog | None = None
         self._pending = TaskSet("window")
@@ -159,6 +161,10 @@ class MainWindow(QMainWindow):
         )
         self.controller.setup_ui = self.chat_setup
         self.chat_setup.usage_changed.connect(self._show_usage)
+        self.chat_setup.model_shown.connect(self._show_chat_model)
+        self.chat_export = ChatExport(self.controller, self)
+        self.sidebar.export_requested.connect(self.chat_export.export)
+        self.sidebar.import_requested.connect(self.chat_export.import_chat)
         self.controller.event_received.connect(self._event_shown)
         self.controller.turn_state_changed.connect(self._turn_state_changed)
 
@@ -277,16 +283,21 @@ class MainWindow(QMainWindow):
         self.set_phone_status("off")
 
     def refresh_provider(self) -> None:
-        p = self.settings.provider
+        self._show_chat_model(*self._chat_model)
+
+    def _show_chat_model(self, provider: str = "", model: str = "") -> None:
+        """The status bar names what answers the open chat (the composer's switcher says which)."""
+        self._chat_model = (provider, model)
+        p = self.settings.providers.get(provider) or self.settings.provider
         if p.configured:
             preset = p.preset or "custom"
             try:
                 from weclaw_desktop.agent.presets import get_preset
 
                 name = get_preset(preset).short_label(i18n.language()) if preset != "custom" else p.base_url
-            except ImportError:  # pragma: no cover - the agent package is part of the app
+            except (ImportError, KeyError):  # pragma: no cover - the agent package is part of the app
                 name = preset
-            self.provider_label.setText(f"{name} · {p.model}")
+            self.provider_label.setText(f"{name} · {model or p.model}")
         else:
             self.provider_label.setText(tr("statusbar.no_provider"))
         self._update_stack()

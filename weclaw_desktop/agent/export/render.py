@@ -1,6 +1,6 @@
 """Markdown and HTML of a chat's active branch, for reading and sharing (JSON is the format to import).
 
-Tool calls become readable blocks: the function, how it ended and how long it took, the arguments as JSON and
+Headings follow the language of the app (the CLI: the terminal's). Tool calls become readable blocks: the function, how it ended and how long it took, the arguments as JSON and
 the start of the result. Fences are made longer than any run of backticks inside, so code in a message or a
 tool's output can never break out of its block. The HTML is one self-contained file: inline CSS, images
 embedded as data URLs, no script, and the messages' own HTML escaped (markdown-it with ``html`` off).
@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from weclaw_desktop.attachments.compose import size_text
 from weclaw_desktop.attachments.prepare import sniff_image
+from weclaw_desktop.i18n import tr
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.history import HistoryStore, StoredToolCall
 
 RESULT_CHARS = 2_000
-_ROLE = {"user": "You", "assistant": "Assistant"}
+_ROLE = {"user": "export.you", "assistant": "export.assistant"}
 
 
 def _stamp(at: float) -> str:
@@ -43,14 +44,17 @@ def _tool_block(call: dict[str, Any], record: StoredToolCall | None) -> str:
         args = json.dumps(json.loads(raw), ensure_ascii=False, indent=2) if raw else "{}"
     except ValueError:
         args = raw
-    head = f"**Tool call** `{fn}`"
+    head = f"**{tr('export.tool_call')}** `{fn}`"
     if record is not None:
         head += f" — {record.status}, {record.duration_ms:.0f} ms"
     lines = [head, "", fence(args, "json")]
     if record is not None:
         output = record.output
         cut = len(output) > RESULT_CHARS
-        lines += ["", "Result:" if record.status == "success" else f"Result ({record.status}):"]
+        lines += [
+            "",
+            tr("export.result") if record.status == "success" else tr("export.result_status", status=record.status),
+        ]
         lines.append(fence(output[:RESULT_CHARS] + ("\n…" if cut else "")))
         lines += [f"- file: `{f}`" for f in record.files]
     return "\n".join("> " + ln if ln else ">" for ln in "\n".join(lines).splitlines())
@@ -70,10 +74,10 @@ async def _gather(history: HistoryStore, session_id: str) -> tuple[Any, list[Any
 async def export_markdown(history: HistoryStore, session_id: str) -> str:
     info, messages, calls, attachments = await _gather(history, session_id)
     setup = await history.chats.get(session_id)
-    out = [f"# {info.title or 'Chat'}", ""]
-    meta = [f"Exported from WeClaw on {_stamp(time.time())}"]
+    out = [f"# {info.title or tr('export.untitled')}", ""]
+    meta = [tr("export.exported", when=_stamp(time.time()))]
     if setup.model or info.model:
-        meta.append(f"model {setup.model or info.model}")
+        meta.append(tr("export.model", model=setup.model or info.model))
     out += [f"*{' · '.join(meta)}*", ""]
     for m in messages:
         if m.role == "tool":
@@ -81,11 +85,11 @@ async def export_markdown(history: HistoryStore, session_id: str) -> str:
         if m.role == "assistant" and not m.content and not m.tool_calls:
             continue
         if m.role == "user" or m.content:
-            out += [f"## {_ROLE[m.role]} · {_stamp(m.created_at)}", ""]
+            out += [f"## {tr(_ROLE[m.role])} · {_stamp(m.created_at)}", ""]
         if m.content:
             out += [m.content.rstrip(), ""]
         if m.status in ("partial", "cancelled"):
-            out += [f"*({'stopped' if m.status == 'cancelled' else 'cut off'} here)*", ""]
+            out += [f"*({tr('export.stopped' if m.status == 'cancelled' else 'export.cut')})*", ""]
         for att in attachments.get(m.run_id, []) if m.role == "user" else []:
             mark = ", truncated" if att.truncated else ""
             out += [f"📎 {att.name} ({att.mime or att.kind}, {size_text(att.size)}{mark})", ""]
@@ -134,7 +138,7 @@ async def export_html(history: HistoryStore, session_id: str) -> str:
             label = html.escape(f"📎 {att.name}")
             tag = f'<img class="att" alt="{html.escape(att.name)}" src="{url}">'
             body = body.replace(f"<p>{label} (", f"{tag}\n<p>{label} (", 1)
-    title = html.escape(_info.title or "Chat")
+    title = html.escape(_info.title or tr("export.untitled"))
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
