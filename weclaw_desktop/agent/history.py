@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from weclaw_desktop.agent.provider.messages import META
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.toolkit.redact import redact
 
@@ -81,6 +82,16 @@ register_migrations(
             CREATE INDEX tool_calls_run ON tool_calls(session_id, run_id);
             """,
         ),
+        # Reasoning models: the thinking text of an assistant message, and what else the endpoint attached that
+        # may have to go back to it (the field the reasoning came in, opaque fields such as reasoning_details, who
+        # wrote it, how long it thought). See agent/provider/messages.py.
+        Migration(
+            2,
+            """
+            ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+            ALTER TABLE messages ADD COLUMN meta TEXT;
+            """,
+        ),
     ],
 )
 
@@ -110,6 +121,12 @@ class StoredMessage:
     tool_call_id: str = ""
     status: str = "complete"  # complete | partial (stream cut) | cancelled
     created_at: float = 0.0
+    reasoning: str = ""  # the model's thinking (assistant messages of reasoning models)
+    meta: dict[str, Any] = field(default_factory=dict)  # reasoning field, opaque fields, source, reasoning_ms
+
+    @property
+    def reasoning_ms(self) -> int:
+        return int(self.meta.get("reasoning_ms") or 0)
 
 
 @dataclass(frozen=True)
@@ -264,10 +281,25 @@ class HistoryStore:
         tool_calls: list[dict[str, Any]],
         *,
         status: str = "complete",
+        reasoning: str = "",
+        meta: dict[str, Any] | None = None,
     ) -> int:
+        """An assistant message; ``reasoning`` and ``meta`` (a message's ``_meta`` without the reasoning text)
+        are kept with it so a resumed session sends what the endpoint requires back."""
         calls = json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None
+        extra = {k: v for k, v in (meta or {}).items() if k != "reasoning"}
         return await self.db.run(
-            self._insert_message, session_id, run_id, round_no, "assistant", text, calls, None, status
+            self._insert_message,
+            session_id,
+            run_id,
+            round_no,
+            "assistant",
+            text,
+            calls,
+            None,
+            status,
+            reasoning,
+            json.dumps(extra, ensure_ascii=False) if extra else None,
         )
 
     async def add_tool_result(
@@ -305,13 +337,15 @@ class HistoryStore:
         tool_calls: str | None,
         tool_call_id: str | None,
         status: str,
+        reasoning: str = "",
+        meta: str | None = None,
     ) -> int:
         now = time.time()
         with self.db.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO messages(session_id, run_id, round, role, content, tool_calls, tool_call_id, status, "
-                "created_at) VALUES(?,?,?,?,?,?,?,?,?)",
-                (session_id, run_id, round_no, role, content, tool_calls, tool_call_id, status, now),
+                "created_at, reasoning, meta) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (session_id, run_id, round_no, role, content, tool_calls, tool_call_id, status, now, reasoning, meta),
             )
             conn.execute("UPDATE sessions SET updated_at=? WHERE id=?", (now, session_id))
             return int(cur.lastrowid or 0)
@@ -346,6 +380,8 @@ class HistoryStore:
                 tool_call_id=r["tool_call_id"] or "",
                 status=r["status"],
                 created_at=r["created_at"],
+                reasoning=r["reasoning"] or "",
+                meta=_meta(r["meta"]),
             )
             for r in rows
         ]
@@ -420,6 +456,8 @@ def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_00
             out.append({"role": "user", "content": m.content})
         elif m.role == "assistant":
             msg: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+            if m.reasoning or m.meta:  # the provider decides what of it goes back (agent/provider/messages.py)
+                msg[META] = {**m.meta, "reasoning": m.reasoning} if m.reasoning else dict(m.meta)
             if m.tool_calls:
                 msg["tool_calls"] = m.tool_calls
                 open_calls.extend(c["id"] for c in m.tool_calls)
@@ -431,16 +469,24 @@ def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_00
     return _trim(out, max_chars)
 
 
+def _size(m: dict[str, Any]) -> int:
+    meta = m.get(META) or {}
+    reasoning = len(str(meta.get("reasoning") or "")) + (len(json.dumps(meta["extras"])) if meta.get("extras") else 0)
+    return len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or "")) + reasoning
+
+
 def _trim(messages: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:
-    total = sum(len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or "")) for m in messages)
+    """Drop the oldest user turns (whole: a user message and everything up to the next one) until the rest fits.
+
+    Messages are never shortened, so a kept tool-call turn keeps its reasoning and opaque fields, which DeepSeek-
+    and Kimi-style endpoints require with it."""
+    total = sum(_size(m) for m in messages)
     start = 0
     while total > max_chars and start < len(messages) - 1:
-        m = messages[start]
-        total -= len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
+        total -= _size(messages[start])
         start += 1
         while start < len(messages) - 1 and messages[start]["role"] != "user":
-            m = messages[start]
-            total -= len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
+            total -= _size(messages[start])
             start += 1
     return messages[start:]
 
@@ -449,6 +495,16 @@ _SESSION_SQL = (
     "SELECT s.id, s.title, s.created_at, s.updated_at, s.model, COUNT(m.id) AS n FROM sessions s "
     "LEFT JOIN messages m ON m.session_id = s.id AND m.role IN ('user', 'assistant')"
 )
+
+
+def _meta(raw: str | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _session(r: Any) -> SessionInfo:

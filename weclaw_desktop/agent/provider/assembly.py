@@ -206,6 +206,7 @@ class StreamAssembler:
         self._clock = clock
         self._reason_start = 0.0
         self._reason_end = 0.0
+        self._shown_from = ""  # "field" | "details"
         self.chunks = 0
 
     # --- what has arrived so far (for errors part-way) ----------------------------------------------
@@ -240,19 +241,23 @@ class StreamAssembler:
 
     def _delta(self, delta: dict[str, Any]) -> None:
         rules = self.profile.reasoning
-        said = False
+        # the text shown comes from one source per message (OpenRouter sends `reasoning` and the same text again
+        # in `reasoning_details`): the first that speaks
         for name in rules.fields:
             value = delta.get(name)
             if isinstance(value, str) and value:
                 self.result.reasoning_field = self.result.reasoning_field or name
-                self._add_reasoning(value)
-                said = True
+                if self._shown_from in ("", "field"):
+                    self._shown_from = "field"
+                    self._add_reasoning(value)
                 break
         details = delta.get(rules.details_field) if rules.details_field else None
         if isinstance(details, list) and details:
             merge_details(self._details, details)
-            if not said:
-                self._add_reasoning(details_text(details))
+            text = details_text(details)
+            if text and self._shown_from in ("", "details"):
+                self._shown_from = "details"
+                self._add_reasoning(text)
         content = delta.get("content")
         if isinstance(content, str) and content:
             for kind, piece in self._think.feed(content):

@@ -42,7 +42,9 @@ class ModelCapabilities:
         return {"model": self.model, **self.caps.model_dump(), "sources": dict(self.sources)}
 
 
-def resolve(model: str, *, user: Capabilities | None, endpoint: Capabilities | None, profile: Capabilities) -> ModelCapabilities:
+def resolve(
+    model: str, *, user: Capabilities | None, endpoint: Capabilities | None, profile: Capabilities
+) -> ModelCapabilities:
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {}
     layers: list[tuple[Source, Capabilities | None]] = [("you", user), ("endpoint", endpoint), ("profile", profile)]
@@ -90,9 +92,7 @@ def from_ollama_show(show: Any) -> Capabilities | None:
                 break
     if not isinstance(caps, list):
         return Capabilities(context=context) if context else None
-    return Capabilities(
-        tools="tools" in caps, vision="vision" in caps, reasoning="thinking" in caps, context=context
-    )
+    return Capabilities(tools="tools" in caps, vision="vision" in caps, reasoning="thinking" in caps, context=context)
 
 
 def from_lmstudio(listing: Any, model: str) -> Capabilities | None:
@@ -108,7 +108,9 @@ def from_lmstudio(listing: Any, model: str) -> Capabilities | None:
             return Capabilities(
                 tools=tools if isinstance(tools, bool) else None,
                 vision=vision if isinstance(vision, bool) else None,
-                reasoning=caps.get("thinking") if isinstance(caps, dict) and isinstance(caps.get("thinking"), bool) else None,
+                reasoning=caps.get("thinking")
+                if isinstance(caps, dict) and isinstance(caps.get("thinking"), bool)
+                else None,
                 context=ctx if isinstance(ctx, int) and ctx > 0 else None,
             )
     for entry in listing.get("data") or []:  # v0

@@ -360,7 +360,9 @@ class Provider:
             try:
                 endpoint = await asyncio.wait_for(self._endpoint_caps(name), CAPABILITY_TIMEOUT_S)
             except (TimeoutError, openai.OpenAIError, ProviderError, ValueError) as exc:
-                log.info("capabilities of %s unknown from the endpoint: %s", name, short(str(exc) or type(exc).__name__))
+                log.info(
+                    "capabilities of %s unknown from the endpoint: %s", name, short(str(exc) or type(exc).__name__)
+                )
         result = caps_mod.resolve(
             name,
             user=self.config.capabilities.get(name),
@@ -378,17 +380,23 @@ class Provider:
             return caps_mod.from_openrouter(listing, model)
         root = re.sub(r"/v1/?$", "", self.config.base_url.rstrip("/"))
         if kind == "ollama":
-            show = await self.client.post(f"{root}/api/show", cast_to=object, body={"model": model}, options={"max_retries": 0, "timeout": t})
+            show = await self.client.post(
+                f"{root}/api/show", cast_to=object, body={"model": model}, options={"max_retries": 0, "timeout": t}
+            )
             return caps_mod.from_ollama_show(show)
         if kind == "lmstudio":
             try:
-                listing = await self.client.get(f"{root}/api/v1/models", cast_to=object, options={"max_retries": 0, "timeout": t})
+                listing = await self.client.get(
+                    f"{root}/api/v1/models", cast_to=object, options={"max_retries": 0, "timeout": t}
+                )
                 found = caps_mod.from_lmstudio(listing, model)
                 if found is not None:
                     return found
             except openai.APIStatusError:
                 pass  # an LM Studio before 0.4: the v0 REST API
-            listing = await self.client.get(f"{root}/api/v0/models", cast_to=object, options={"max_retries": 0, "timeout": t})
+            listing = await self.client.get(
+                f"{root}/api/v0/models", cast_to=object, options={"max_retries": 0, "timeout": t}
+            )
             return caps_mod.from_lmstudio(listing, model)
         return None
 
