@@ -262,6 +262,7 @@ class Provider:
         deadline = loop.time() + limits.first_token_s
         last: BaseException | None = None
         keepalives = 0
+        tried = 0
         for attempt in range(attempts):
             remaining = deadline - loop.time()
             if remaining <= 0:
@@ -302,12 +303,13 @@ class Provider:
                 raise
             if response is not None:
                 await response.aclose()
-            if attempt + 1 < attempts:
+            tried = attempt + 1
+            if tried < attempts and not isinstance(last, _Timeout):  # a timeout already waited its share
                 wait = _backoff(attempt, last)
                 if loop.time() + wait >= deadline:
                     break
                 await asyncio.sleep(wait)
-        raise self._open_error(last, keepalives, attempts)
+        raise self._open_error(last, keepalives, tried)
 
     def _open_error(self, last: BaseException | None, keepalives: int, attempts: int) -> BaseException:
         url = self.config.base_url
