@@ -223,6 +223,12 @@ class RuleServer(FakeOpenAI):
         self.details: dict[str, list[dict[str, Any]]] = {}  # tool calls (json) -> reasoning_details issued
         self.extra_routes: list[tuple[str, str, Callable[[web.Request], Any]]] = []
         self.silent_waiting = asyncio.Event()
+        self.models_payload: list[dict[str, Any]] | None = None  # GET /v1/models entries as the endpoint sends them
+
+    async def _models(self, request: web.Request) -> web.Response:
+        if self.models_payload is not None:
+            return web.json_response({"object": "list", "data": self.models_payload})
+        return await super()._models(request)
 
     async def start(self) -> RuleServer:
         app = web.Application()

@@ -63,15 +63,22 @@ CASES = [
 def _script(server: RuleServer, case: Case) -> None:
     def reply(reasoning: str, calls: tuple[Call, ...] = (), text: tuple[str, ...] = ()) -> Any:
         pieces = () if case.shape == "none" else (reasoning[:9], reasoning[9:])
-        details = [{"type": "reasoning.text", "text": reasoning, "index": 0, "signature": "sig-or"}] if case.details else None
+        details = (
+            [{"type": "reasoning.text", "text": reasoning, "index": 0, "signature": "sig-or"}] if case.details else None
+        )
         return turn_reply(
-            reasoning=pieces, calls=calls, text=text, shape="reasoning_content" if case.shape == "none" else case.shape,
+            reasoning=pieces,
+            calls=calls,
+            text=text,
+            shape="reasoning_content" if case.shape == "none" else case.shape,
             details=details,
         )
 
     sig = (lambda n: f"gemini-sig-{n}==") if case.signatures else (lambda n: "")
     server.push(
-        reply(R1, (Call("echo_say", {"text": "a"}, signature=sig(1)), Call("echo_say", {"text": "b"}, signature=sig(2)))),
+        reply(
+            R1, (Call("echo_say", {"text": "a"}, signature=sig(1)), Call("echo_say", {"text": "b"}, signature=sig(2)))
+        ),
         reply(R2, (Call("echo_say", {"text": "c"}, signature=sig(3)),)),
         reply(R3, text=("Done: ", "a b c")),
         reply(R4, text=("Again.",)),
@@ -122,7 +129,7 @@ async def test_multi_round_parallel_tool_turn_completes(case: Case, rule_server:
             assert "_meta" not in msg
 
     # a second, plain question in the same session: the earlier tool turn still goes back whole
-    done2, events2, _ = await run_turn(rt, "and again?", sid)
+    done2, _, _ = await run_turn(rt, "and again?", sid)
     assert server.rejections == [] and done2.reason == "completed", done2.message
     last = _assistant_messages(server.requests[-1])
     assert len(last) == 3
@@ -150,15 +157,16 @@ async def test_kimi_rule_bites_and_names_the_message(rule_server: Any, runtime_o
     rt = await runtime_on(server, "qwen")  # Qwen's profile sends nothing back
     done, events, _ = await run_turn(rt, "echo a")
     assert done.reason == "error"
-    assert "reasoning_content is missing in assistant tool call message at index 2" in of(events, "error_occurred")[0].message
+    assert (
+        "reasoning_content is missing in assistant tool call message at index 2"
+        in of(events, "error_occurred")[0].message
+    )
 
 
 async def test_gemini_rule_bites_without_the_signature(rule_server: Any, runtime_on: Any) -> None:
     """Gemini answers with a *list* of errors; the message still reaches the user."""
     server = await rule_server(gemini_rule)
-    server.push(
-        turn_reply(calls=(Call("echo_say", {"text": "a"}, signature="sig-A"),)), turn_reply(text=("x",))
-    )
+    server.push(turn_reply(calls=(Call("echo_say", {"text": "a"}, signature="sig-A"),)), turn_reply(text=("x",)))
     rt = await runtime_on(server, "openai")  # strict profile: opaque fields are not returned
     done, events, _ = await run_turn(rt, "echo a")
     assert done.reason == "error"

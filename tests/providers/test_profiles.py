@@ -118,7 +118,9 @@ def test_a_broken_profiles_file_is_a_clear_error(tmp_path: Path, monkeypatch: py
     broken = tmp_path / "resources" / "providers.toml"
     broken.parent.mkdir()
     broken.write_text(
-        resource_path("providers.toml").read_text(encoding="utf-8").replace('send_back = "tool_turns"', 'send_back = "sometimes"', 1),
+        resource_path("providers.toml")
+        .read_text(encoding="utf-8")
+        .replace('send_back = "tool_turns"', 'send_back = "sometimes"', 1),
         encoding="utf-8",
     )
     monkeypatch.setattr(profiles_mod, "resource_path", lambda *parts: tmp_path.joinpath("resources", *parts))

@@ -149,7 +149,14 @@ def test_trimming_keeps_whole_turns_with_their_reasoning() -> None:
         n += 1
         call = {"id": f"c{turn}", "type": "function", "function": {"name": "echo_say", "arguments": "{}"}}
         stored.append(
-            StoredMessage(n, "assistant", "", tool_calls=[call], reasoning=f"why {turn} " * 40, meta={"reasoning_field": "reasoning_content", "source": "deepseek@h"})
+            StoredMessage(
+                n,
+                "assistant",
+                "",
+                tool_calls=[call],
+                reasoning=f"why {turn} " * 40,
+                meta={"reasoning_field": "reasoning_content", "source": "deepseek@h"},
+            )
         )
         n += 1
         stored.append(StoredMessage(n, "tool", "result", tool_call_id=f"c{turn}"))

@@ -43,7 +43,7 @@ from weclaw_desktop.agent.provider.capabilities import ModelCapabilities
 from weclaw_desktop.agent.provider.errors import ProviderError, classify, dropped, rejects_field, server_message, short
 from weclaw_desktop.agent.provider.messages import echoed_fields, source_id
 from weclaw_desktop.agent.provider.profiles import Capabilities, Profile, profile_for
-from weclaw_desktop.agent.provider.request import ThinkingChoice, build_body
+from weclaw_desktop.agent.provider.request import ThinkingChoice, ThinkingUnsupported, build_body, check_thinking
 from weclaw_desktop.agent.provider.sse import Event, SSEReader
 from weclaw_desktop.net import ssl_context
 from weclaw_desktop.toolkit.redact import redact
@@ -147,6 +147,10 @@ class Provider:
         """One streamed completion. Raises :class:`ProviderError` (or CancelledError on Stop)."""
         if not self.config.model:
             raise ProviderError("not_configured", "No model is chosen. Pick a model in Settings or pass --model.")
+        try:
+            check_thinking(self.profile.thinking, self.config.thinking, self.profile.label)
+        except ThinkingUnsupported as exc:
+            raise ProviderError("not_configured", f"{exc}. Change the thinking setting in Settings.") from exc
         fallbacks = 0
         while True:
             body = build_body(
