@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from weclaw_desktop.agent.provider.profiles import Profile, profiles
+from weclaw_desktop.i18n import has_chinese, is_chinese
 
 
 @dataclass(frozen=True)
@@ -23,12 +24,13 @@ class Preset:
     stream_usage: bool = True  # accepts stream_options={"include_usage": true}
     key_url: str = ""  # where users get a key
     known_models: tuple[str, ...] = field(default_factory=tuple)
+    label_zh: str = ""  # the Chinese label when it is not just ``label`` (which may carry the Chinese name)
 
     def short_label(self, lang: str) -> str:
         """The label for one language: "DeepSeek 深度求索" stays whole in Chinese, is "DeepSeek" in English."""
-        if lang.startswith("zh"):
-            return self.label
-        words = [w for w in self.label.split() if not any("\u4e00" <= ch <= "\u9fff" for ch in w)]
+        if is_chinese(lang):
+            return self.label_zh or self.label
+        words = [w for w in self.label.split() if not has_chinese(w)]
         return " ".join(words) or self.label
 
 
@@ -46,6 +48,7 @@ def _preset(profile: Profile) -> Preset:
         stream_usage=profile.stream_usage,
         key_url=profile.key_url,
         known_models=tuple(names),
+        label_zh=profile.label_zh,
     )
 
 

@@ -103,6 +103,7 @@ class ModelsInfo(_Strict):
 class Profile(_Strict):
     key: str
     label: str
+    label_zh: str = Field(default="", description="the Chinese label when it is not just ``label``")
     base_url: str
     hosts: list[str] = Field(description="host names that identify this provider in a typed URL")
     needs_key: bool
