@@ -15,14 +15,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "providers"))
 
-from PySide6.QtGui import QGuiApplication  # noqa: E402
-from provider_servers import Call, RuleServer, deepseek_rule, turn_reply  # noqa: E402
-from uihelpers import until  # noqa: E402
+from provider_servers import Call, RuleServer, deepseek_rule, turn_reply
+from PySide6.QtGui import QGuiApplication
+from uihelpers import until
 
-from weclaw_desktop.i18n import set_language  # noqa: E402
-from weclaw_desktop.settings import ModelCapabilitySettings, Settings  # noqa: E402
-from weclaw_desktop.ui.chat_view import NoticeWidget  # noqa: E402
-from weclaw_desktop.ui.thinking_block import ThinkingBlock  # noqa: E402
+from weclaw_desktop.i18n import set_language
+from weclaw_desktop.settings import ModelCapabilitySettings, Settings
+from weclaw_desktop.ui.chat_view import NoticeWidget
+from weclaw_desktop.ui.thinking_block import ThinkingBlock
 
 R1 = "The user wants an echo. I will call echo_say with the text they gave. "
 R2 = "The tool answered; now I can reply briefly."
