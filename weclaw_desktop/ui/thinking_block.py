@@ -39,6 +39,7 @@ class _Body(QTextEdit):
         self.setAcceptRichText(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
@@ -48,13 +49,21 @@ class _Body(QTextEdit):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        width = self.viewport().width()
+        if self.document().textWidth() != width:
+            self.document().setTextWidth(width)
         self._fit()
 
     def _size_changed(self, _size: object) -> None:
         self._fit()
 
     def _fit(self) -> None:
-        height = min(MAX_BODY_HEIGHT, math.ceil(self.document().size().height()) + 4)
+        natural = math.ceil(self.document().size().height()) + 4
+        scroll = natural > MAX_BODY_HEIGHT
+        policy = Qt.ScrollBarPolicy.ScrollBarAsNeeded if scroll else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        if self.verticalScrollBarPolicy() != policy:
+            self.setVerticalScrollBarPolicy(policy)
+        height = min(MAX_BODY_HEIGHT, natural)
         if self.height() != height:
             self.setFixedHeight(height)
 
@@ -215,7 +224,7 @@ class ThinkingBlock(QFrame):
             return tr("chat.thinking.live", seconds=seconds)
         if self.state == "stopped":
             return tr("chat.thinking.stopped", seconds=seconds)
-        if self._elapsed_ms <= 0:
+        if self._elapsed_ms < 100:  # unknown, or too short to be worth a number
             return tr("chat.thinking")
         return tr("chat.thinking.done", seconds=seconds)
 
