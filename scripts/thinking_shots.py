@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -107,7 +106,8 @@ async def scene(out: Path, lang: str, theme_name: str, width: int) -> list[Path]
         shots.append(path)
         if os.environ.get("QT_QPA_PLATFORM") == "xcb" and shutil.which("import") and name == "thinking-done":
             screen = out / f"screen-{lang}-{theme_name}.png"
-            subprocess.run(["import", "-window", "root", str(screen)], check=False)
+            proc = await asyncio.create_subprocess_exec("import", "-window", "root", str(screen))
+            await proc.wait()
             shots.append(screen)
 
     def blocks() -> list[ThinkingBlock]:
