@@ -1,9 +1,9 @@
 """A resumed session still sends DeepSeek a valid history: after SIGKILL mid-turn and after a restart; and trimming
 old context never strips the reasoning a kept tool-call turn needs.
 
-What must survive: the reasoning of each assistant message is in the database (schema migration 2) before the
+What must survive: the reasoning of each assistant message is in the database (migration component history.reasoning) before the
 tool calls run, so a process killed in the middle of a tool call leaves a history that a new process can send to a
-DeepSeek-rule server without its 400; a database created before migration 2 opens, keeps its messages and gains the
+DeepSeek-rule server without its 400; a database created before those columns opens, keeps its messages and gains the
 columns; max_context_chars drops whole old user turns only, and what is kept still passes the rule.
 """
 
@@ -113,7 +113,7 @@ async def test_restart_then_continue_in_a_new_runtime(rule_server: Any, runtime_
 
 
 async def test_old_database_gains_reasoning_columns(weclaw_home: Path) -> None:
-    """A weclaw.db from before migration 2 (only version 1 applied) opens with its messages intact."""
+    """A weclaw.db from before the reasoning columns (history version 1 only) opens with its messages intact."""
     path = weclaw_home / "old.db"
     conn = sqlite3.connect(path)
     from weclaw_desktop.agent import history as history_mod

@@ -17,6 +17,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from weclaw_desktop.agent import history_reasoning
+from weclaw_desktop.agent.history_reasoning import REASONING_COMPONENT, parse_meta
 from weclaw_desktop.agent.provider.messages import META
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.toolkit.redact import redact
@@ -82,18 +84,9 @@ register_migrations(
             CREATE INDEX tool_calls_run ON tool_calls(session_id, run_id);
             """,
         ),
-        # Reasoning models: the thinking text of an assistant message, and what else the endpoint attached that
-        # may have to go back to it (the field the reasoning came in, opaque fields such as reasoning_details, who
-        # wrote it, how long it thought). See agent/provider/messages.py.
-        Migration(
-            2,
-            """
-            ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
-            ALTER TABLE messages ADD COLUMN meta TEXT;
-            """,
-        ),
     ],
 )
+history_reasoning.register()
 
 INTERRUPTED_RESULT = "The call did not finish: the app stopped before it returned. Ask before retrying it."
 
@@ -163,6 +156,7 @@ class HistoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         db.ensure(COMPONENT)
+        db.ensure(REASONING_COMPONENT)  # after the base schema: it adds columns to its messages table
 
     # --- sessions ---------------------------------------------------------------------------------
     async def create_session(self, title: str = "", *, model: str = "", origin: str = "") -> SessionInfo:
@@ -381,7 +375,7 @@ class HistoryStore:
                 status=r["status"],
                 created_at=r["created_at"],
                 reasoning=r["reasoning"] or "",
-                meta=_meta(r["meta"]),
+                meta=parse_meta(r["meta"]),
             )
             for r in rows
         ]
@@ -495,16 +489,6 @@ _SESSION_SQL = (
     "SELECT s.id, s.title, s.created_at, s.updated_at, s.model, COUNT(m.id) AS n FROM sessions s "
     "LEFT JOIN messages m ON m.session_id = s.id AND m.role IN ('user', 'assistant')"
 )
-
-
-def _meta(raw: str | None) -> dict[str, Any]:
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _session(r: Any) -> SessionInfo:
