@@ -283,7 +283,7 @@ class TextPrinter(Printer):
             if not self.hide_reasoning:
                 self._line("  " + tr("cli.chat.retracted"))
         elif isinstance(event, ev.ToolsWithheld):
-            self._line(f"  ! {event.reason}")
+            self._line("  ! " + tr("chat.tools_withheld", model=event.model))
         elif isinstance(event, ev.TextDelta):
             self._end_thinking()
             self.out.write(event.text)
