@@ -26,7 +26,7 @@ from agent_support import child_env, write_manifest  # noqa: E402
 from provider_servers import Call, RuleServer, deepseek_rule, turn_reply  # noqa: E402
 
 from weclaw_desktop.paths import app_paths  # noqa: E402
-from weclaw_desktop.settings import Settings  # noqa: E402
+from weclaw_desktop.settings import Settings, SettingsStore  # noqa: E402
 
 THOUGHTS = [
     "The user wants three words echoed. Two can go at once. ",
@@ -64,7 +64,7 @@ async def main() -> None:
         "deepseek-flash",
     )
     settings.agent.exposure = "all"
-    settings.save(paths)
+    SettingsStore.open(paths).save(settings)
     tools = write_manifest(base / "tools.json")
     env = child_env(base / "home", WECLAW_API_KEY="sk-demo-0000")
     common = ["--yes", "--no-mcp", "--tools", str(tools)]

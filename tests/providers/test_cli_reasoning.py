@@ -21,7 +21,7 @@ from provider_servers import RuleServer, turn_reply
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.commands.chat import TextPrinter
 from weclaw_desktop.paths import app_paths
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 
 THOUGHT = "The user greets me; greet back."
 
@@ -49,7 +49,7 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weclaw_home: Path) -> A
 def _deepseek_settings(server: RuleServer, home: Path) -> None:
     s = Settings()
     s.provider.preset, s.provider.base_url, s.provider.model = "deepseek", server.base_url, "deepseek-flash"
-    s.save(app_paths(home).ensure())
+    SettingsStore.open(app_paths(home).ensure()).save(s)
 
 
 async def test_thinking_on_stderr_answer_alone_on_stdout(rule_server: Any, cli: Any, capsys: Any) -> None:

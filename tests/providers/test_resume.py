@@ -25,7 +25,7 @@ from weclaw_desktop.agent.history import HistoryStore, build_model_messages
 from weclaw_desktop.agent.provider.messages import outbound
 from weclaw_desktop.agent.provider.profiles import get_profile
 from weclaw_desktop.paths import app_paths
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.storage.db import Database
 
 R1 = "I need the slow tool; it may take a while. "
@@ -45,7 +45,7 @@ async def test_sigkill_mid_tool_call_then_resume_on_deepseek(rule_server: Any, t
     settings.provider.base_url = server.base_url
     settings.provider.model = "deepseek-flash"
     settings.agent.exposure = "all"
-    settings.save(paths)
+    SettingsStore.open(paths).save(settings)
     tools = write_manifest(tmp_path / "tools.json")
     env = child_env(home, WECLAW_API_KEY=TEST_KEY)
     proc = await asyncio.create_subprocess_exec(

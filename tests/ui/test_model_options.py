@@ -20,13 +20,13 @@ from PySide6.QtCore import Qt
 
 from weclaw_desktop.i18n import set_language
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import ModelCapabilitySettings, Settings
+from weclaw_desktop.settings import ModelCapabilitySettings, Settings, SettingsStore
 from weclaw_desktop.ui.settings_dialog import SettingsDialog
 
 
 def _dialog(qtbot: Any, settings: Settings) -> Any:
     set_language("en")
-    dialog = SettingsDialog(settings, SecretStore())
+    dialog = SettingsDialog(SettingsStore(settings=settings), SecretStore())
     qtbot.addWidget(dialog)
     return dialog
 
@@ -60,7 +60,7 @@ def test_controls_follow_the_profile_and_save(qtbot: Any, memory_keyring: Any) -
     page.model.setCurrentText("deepseek-flash")
     assert opts.tools.checkState() == Qt.CheckState.Unchecked
     assert dialog.save()
-    saved = Settings.load()
+    saved = SettingsStore.open().settings
     p = saved.provider
     assert (p.thinking, p.reasoning_effort, p.first_token_timeout_s) == ("off", "high", 30)
     assert p.capabilities["deepseek-flash"] == ModelCapabilitySettings(tools=False, vision=False)

@@ -73,11 +73,14 @@ def _fail(message: str, code: int = 1) -> int:
 async def _main(args: argparse.Namespace) -> int:
     from weclaw_desktop.agent.runtime import AgentRuntime
     from weclaw_desktop.paths import app_paths
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.toolkit.manifest import ManifestError
 
     paths = app_paths().ensure()
-    settings = Settings.load(paths)
+    store = SettingsStore.open(paths)
+    for problem in store.errors:
+        print(f"warning: settings: {problem.line()}", file=sys.stderr)
+    settings = store.snapshot()  # the command-line options below change this run only, never the file
     if args.base_url:
         settings.provider.base_url = args.base_url
         settings.provider.preset = ""
@@ -93,9 +96,9 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(tr("cli.chat.no_env", name=args.api_key_env), 2)
     if not settings.provider.configured:
         return _fail(tr("cli.chat.no_endpoint"), 2)
-    problem = _thinking(settings, args)
-    if problem:
-        return _fail(problem, 2)
+    thinking_problem = _thinking(settings, args)
+    if thinking_problem:
+        return _fail(thinking_problem, 2)
 
     reader = LineReader()
     gate: ApprovalGate = AutoApprove() if args.yes else AutoDeny() if args.deny_risky else TerminalGate(reader)
