@@ -204,6 +204,7 @@ class AgentRuntime:
         db = shared_database(paths.database)  # the one Database object of this file: tools, scheduler, history
         history = HistoryStore(db)
         audit = SqliteAudit(db)
+        history.on_abandoned(audit.close_runs)  # recovery closes the audit rows of interrupted turns too
         hooks = Hooks()
         dispatcher = Dispatcher(
             registry,
