@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from companion_helpers import Rig
 
 from weclaw_desktop.companion import CompanionService
+from weclaw_desktop.companion.limits import Limits
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import CompanionSettings
 
@@ -33,17 +34,57 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callab
     return {"asyncio": asyncio.new_event_loop}
 
 
+class FakeClock:
+    """An injected clock for expiry and rate-limit tests: ``clock.advance(s)`` instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class MemorySecrets:
+    """The keyring as the service sees it (persistent), in memory."""
+
+    persistent = True
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def set(self, name: str, value: str) -> bool:
+        self.values[name] = value
+        return True
+
+
 @pytest.fixture
-async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def limits() -> Limits:
+    return Limits()
+
+
+@pytest.fixture
+async def rig(tmp_path: Path, clock: FakeClock, limits: Limits) -> AsyncIterator[Rig]:
     incoming = tmp_path / "incoming"
     settings = CompanionSettings(auto_accept=True, incoming_dir=str(incoming), max_upload_mb=64)
-    service = CompanionService(settings, paths=app_paths(), desktop_name="Test PC")
+    service = CompanionService(
+        settings, paths=app_paths(), desktop_name="Test PC", secrets=MemorySecrets(), clock=clock, limits=limits
+    )
     await service.start("127.0.0.1", 0)
-    jar = aiohttp.DummyCookieJar()  # the phone client sends its token explicitly, like the page's XHRs
+    jar = aiohttp.DummyCookieJar()  # the page keeps no cookies either
     async with aiohttp.ClientSession(cookie_jar=jar) as http:
         r = Rig(service, http, incoming)
         service.events.subscribe(r.events.append)
         yield r
         await service.stop()
-    if service._db is not None:
-        service._db.close()
+    service.close()
