@@ -47,7 +47,8 @@ class PhoneTab:
         self.context = context
         self.page = page
         self.downloads: list[Any] = []
-        self.requests: list[tuple[str, str]] = []  # (url, Range header) of file downloads
+        self.requests: list[tuple[str, str]] = []  # urls of file downloads
+        self.console: list[str] = []
         page.on("download", lambda d: self.downloads.append(d))
 
     def file_row(self, name: str) -> str:
@@ -90,17 +91,22 @@ class Browser:
         self.devices = self._pw.devices
         self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.wrap_future(self._pool.submit(fn, *args))
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.wrap_future(self._pool.submit(fn, *args, **kwargs))
 
-    def open_phone(self, url: str, locale: str = "en-US", width: int | None = None) -> PhoneTab:
-        """(browser thread) A new phone that opens ``url``."""
-        profile = dict(self.devices["Pixel 7"])
+    def open_phone(
+        self, url: str, locale: str = "en-US", width: int | None = None, device: str = "Pixel 7"
+    ) -> PhoneTab:
+        """(browser thread) A new phone (a Playwright device profile) that opens ``url``."""
+        profile = dict(self.devices[device])
+        profile.pop("default_browser_type", None)
         if width is not None:
             profile["viewport"] = {"width": width, "height": 780}
         context = self.browser.new_context(**profile, accept_downloads=True, locale=locale)
         page = context.new_page()
         tab = PhoneTab(context, page)
+        page.on("console", lambda m: tab.console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: tab.console.append(f"pageerror: {e}"))
         page.goto(url)
         return tab
 

@@ -309,14 +309,22 @@ async def state(s: Signed, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def ack(s: Signed, body: dict[str, Any]) -> dict[str, Any]:
-    st = await s.core.outbox.acknowledge(
-        s.device_id,
-        wire.ident(body, "offer"),
-        wire.ident(body, "file"),
-        wire.text(body, "state", limit=10),
-        wire.text(body, "reason", limit=300, required=False),
-    )
-    return {"state": st.value}
+    """One report ({offer, file, state, reason}) or several ({items: [...]}, one tap saved them as a ZIP)."""
+    items = body.get("items", [body])
+    if not isinstance(items, list) or not 0 < len(items) <= 500 or not all(isinstance(i, dict) for i in items):
+        raise Problem("bad_request", "items must be a list of 1 to 500 reports.")
+    states: dict[str, str] = {}
+    for item in items:
+        offer, file_id = wire.ident(item, "offer"), wire.ident(item, "file")
+        st = await s.core.outbox.acknowledge(
+            s.device_id,
+            offer,
+            file_id,
+            wire.text(item, "state", limit=10),
+            wire.text(item, "reason", limit=300, required=False),
+        )
+        states[f"{offer}/{file_id}"] = st.value
+    return {"state": st.value, "states": states}
 
 
 async def prepare_upload(s: Signed, body: dict[str, Any]) -> dict[str, Any]:
