@@ -85,6 +85,11 @@ class RateLimiter:
             return hits[0] + self.window_s - now
         return 0.0
 
+    def recent(self, key: str) -> bool:
+        """``key`` has events within the window."""
+        hits = self._hits.get(key)
+        return bool(hits) and bool(self._trim(key, self.clock()))
+
     def hit(self, key: str) -> None:
         now = self.clock()
         self._trim(key, now).append(now)

@@ -50,6 +50,7 @@ from weclaw_desktop.companion.sessions import Session
 log = logging.getLogger("weclaw.companion.http")
 
 HEARTBEAT_S = 15.0
+POLL_S = 0.5  # how often an idle event stream checks that the phone is still there
 BATCH = 4  # records read and sealed per step of a download
 MAX_UPLOAD_RECORDS = 16  # records in one upload request
 STATUS = {
@@ -82,6 +83,7 @@ CSP = (
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CORE: web.AppKey[CompanionCore] = web.AppKey("core")
+CAPS: web.AppKey[ConnectionCaps] = web.AppKey("caps")
 FILES: web.AppKey[dict[str, tuple[Path, str]]] = web.AppKey("files")
 INFLIGHT: web.AppKey[dict[str, dict[int, web.Request]]] = web.AppKey("inflight")  # device -> requests
 #: aiohttp >= 3.12 prefers typed request keys; older versions take a plain string.
@@ -219,6 +221,7 @@ class Signed:
             raise Problem("busy", "This phone has too many requests open. Wait a moment.", retry_after=1)
         inflight[id(request)] = request
         request[AUTH] = (session, lane, seq)
+        request.app[CAPS].protect(request.transport)
 
     @property
     def device_id(self) -> str:
@@ -288,12 +291,15 @@ async def pair(request: web.Request) -> web.StreamResponse:
         raise Problem("bad_origin", "Pairing works only from the phone page itself.")
     core.pair_blocked(source)
     body = wire.parse_json_object(await read_body(request, wire.MAX_JSON))
-    return plain(200, await core.pair(body, request.headers.get("User-Agent", ""), source))
+    caps = request.app[CAPS]
+    answer = await core.pair(
+        body, request.headers.get("User-Agent", ""), source, proven=lambda: caps.protect(request.transport)
+    )
+    return plain(200, answer)
 
 
 async def hello(request: web.Request) -> web.StreamResponse:
-    require_json(request)
-    await read_body(request, wire.MAX_JSON)
+    await json_body(request)
     return plain(200, request.app[CORE].hello(request.remote or "?"))
 
 
@@ -365,11 +371,18 @@ async def events(request: web.Request) -> web.StreamResponse:
         try:
             await resp.write(sealer.salt)
             await resp.write(sealer.seal(wire.dumps({"kind": "hello", "data": await core.snapshot(s.device_id)})))
+            quiet = 0.0
             while True:
                 try:
-                    item = await asyncio.wait_for(queue.get(), HEARTBEAT_S)
+                    item = await asyncio.wait_for(queue.get(), POLL_S)
                 except TimeoutError:
+                    if request.transport is None or request.transport.is_closing():
+                        break  # the phone went away: it is offline now, not at the next heartbeat
+                    quiet += POLL_S
+                    if quiet < HEARTBEAT_S:
+                        continue
                     item = ("ping", {})
+                quiet = 0.0
                 if item is None:
                     break
                 await resp.write(sealer.seal(wire.dumps({"kind": item[0], "data": item[1]})))
@@ -512,6 +525,7 @@ def build_app(core: CompanionCore) -> web.Application:
         core.static_dir
     )
     app[INFLIGHT] = {}
+    app[CAPS] = ConnectionCaps(core.limits.connections_total, core.limits.connections_per_source, core.suspect)
     for path in app[FILES]:
         app.router.add_get(path, static_page)
     app.router.add_get("/favicon.ico", _no_content)
@@ -531,25 +545,54 @@ def build_app(core: CompanionCore) -> web.Application:
 
 
 class ConnectionCaps:
-    """At most ``total`` connections, ``per_source`` from one address: a flood from one host cannot fill
-    the server for everyone else."""
+    """At most ``total`` connections, ``per_source`` from one address. A connection that carried a request
+    proven with a key (a pairing proof, a signed request) is protected; when the total is reached, a newcomer
+    displaces an unprotected connection: first one of a host that sent wrong pairing proofs, else one of the
+    host holding the most, oldest first. So a flood of junk can slow a phone down but not lock it out, and
+    never cuts a transfer."""
 
-    def __init__(self, total: int, per_source: int) -> None:
+    def __init__(self, total: int, per_source: int, suspect: Callable[[str], bool] = lambda source: False) -> None:
         self.total = total
         self.per_source = per_source
-        self.open: dict[str, int] = {}
+        self.suspect = suspect
+        self.open: dict[str, list[asyncio.BaseTransport]] = {}
+        self.protected: set[int] = set()
+        self.order: dict[int, int] = {}
+        self.admitted = 0
 
-    def admit(self, source: str) -> bool:
-        if sum(self.open.values()) >= self.total or self.open.get(source, 0) >= self.per_source:
+    def count(self) -> int:
+        return sum(len(v) for v in self.open.values())
+
+    def admit(self, source: str, transport: asyncio.BaseTransport) -> bool:
+        mine = self.open.setdefault(source, [])
+        if len(mine) >= self.per_source:
             return False
-        self.open[source] = self.open.get(source, 0) + 1
+        if self.count() >= self.total:
+            loose = [(k, t) for k, v in self.open.items() for t in v if id(t) not in self.protected]
+            if not loose:
+                return False
+            # first hosts that sent wrong proofs, then the host holding the most, then the oldest connection
+            heaviest, victim = min(
+                loose, key=lambda kt: (not self.suspect(kt[0]), -len(self.open[kt[0]]), self.order[id(kt[1])])
+            )
+            self.release(heaviest, victim)
+            victim.close()
+        self.admitted += 1
+        self.order[id(transport)] = self.admitted
+        mine.append(transport)
         return True
 
-    def release(self, source: str) -> None:
-        n = self.open.get(source, 0) - 1
-        if n > 0:
-            self.open[source] = n
-        else:
+    def protect(self, transport: asyncio.BaseTransport | None) -> None:
+        if transport is not None:
+            self.protected.add(id(transport))
+
+    def release(self, source: str, transport: asyncio.BaseTransport) -> None:
+        self.protected.discard(id(transport))
+        self.order.pop(id(transport), None)
+        mine = self.open.get(source)
+        if mine is not None and transport in mine:
+            mine.remove(transport)
+        if not mine:
             self.open.pop(source, None)
 
 
@@ -560,11 +603,13 @@ class _Capped(asyncio.Protocol):
         self.caps = caps
         self.inner: Any = inner
         self.source = ""
+        self.transport: asyncio.BaseTransport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
         self.source = str(peer[0]) if peer else "?"
-        if not self.caps.admit(self.source):
+        self.transport = transport
+        if not self.caps.admit(self.source, transport):
             self.inner = None
             transport.close()
             return
@@ -579,7 +624,8 @@ class _Capped(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.inner is not None:
-            self.caps.release(self.source)
+            assert self.transport is not None
+            self.caps.release(self.source, self.transport)
             self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
@@ -597,7 +643,7 @@ class HttpServer:
     def __init__(self, core: CompanionCore) -> None:
         self.core = core
         self.app = build_app(core)
-        self.caps = ConnectionCaps(core.limits.connections_total, core.limits.connections_per_source)
+        self.caps = self.app[CAPS]
         self._runner: web.AppRunner | None = None
         self._server: asyncio.Server | None = None
         self._detach: Callable[[], None] | None = None

@@ -176,9 +176,10 @@ class CompanionCore:
         known = await asyncio.to_thread(self._store.meta, "key_check")
         if known is not None and known != check:
             gone = await asyncio.to_thread(self._store.revoke_all, self.clock(), "keys_lost")
-            log.warning(
-                "the phone link's key is not the one phones were paired with: %d phone(s) must pair again", gone
-            )
+            if gone:
+                log.warning(
+                    "the phone link's key is not the one phones were paired with: %d phone(s) must pair again", gone
+                )
         if known != check:
             await asyncio.to_thread(self._store.set_meta, "key_check", check)
         await asyncio.to_thread(store.prune, self.clock() - OFFER_TTL_S)
@@ -220,13 +221,20 @@ class CompanionCore:
             raise RuntimeError("the phone link is off; start it before pairing")
         return self.pairing.new(self.base_url)
 
+    def suspect(self, source: str) -> bool:
+        """This address sent a wrong pairing proof within the last minute."""
+        return self._pair_failures.recent(source)
+
     def pair_blocked(self, source: str) -> None:
         wait = self._pair_failures.blocked(source)
         if wait > 0:
             raise Problem("rate_limited", "Too many wrong pairing attempts. Wait a minute.", retry_after=wait)
 
-    async def pair(self, body: dict[str, Any], user_agent: str, source: str) -> dict[str, Any]:
-        """Check the phone's proof of the QR secret, ask the user, and hand the phone its device key (sealed)."""
+    async def pair(
+        self, body: dict[str, Any], user_agent: str, source: str, proven: Callable[[], None] = lambda: None
+    ) -> dict[str, Any]:
+        """Check the phone's proof of the QR secret, ask the user, and hand the phone its device key (sealed).
+        ``proven`` is called as soon as the proof checks out (the HTTP layer then protects the connection)."""
         self.pair_blocked(source)
         pid = wire.text(body, "pid", limit=20)
         code = self.pairing.find(pid)
@@ -247,6 +255,7 @@ class CompanionCore:
             ) from None
         if not self.pairing.consume(code):
             raise Problem("invalid", "This pairing code was just used. Show a new QR code on the desktop.")
+        proven()
         self.emit(EventKind.PAIRING_CODE_USED)
         again = bool(await asyncio.to_thread(self._ids_for_phone, phone_hash(phone)))
         request = PairingRequest(name, user_agent[:300], source, again)
