@@ -353,6 +353,7 @@ async def cancel(s: Signed, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def unpair(s: Signed, body: dict[str, Any]) -> dict[str, Any]:
+    s.release()  # every other request of this phone is cut; this one gets its answer
     await s.core.revoke(s.device_id, "unpaired on the phone")
     return {"unpaired": True}
 
