@@ -55,19 +55,24 @@ class PhoneTab:
         return f"#incoming li[data-file='{name}']"
 
     def state_of(self, name: str, section: str = "#incoming") -> str:
-        loc = self.page.locator(f"{section} li[data-file='{name}'] .meta") if section == "#incoming" else None
-        if loc is None:
-            loc = self.page.locator(f"{section} li", has_text=name).locator(".meta")
-        return str(loc.first.get_attribute("data-state"))
+        loc = self.page.locator(f"{section} li[data-file='{name}'] .meta")
+        return str(loc.first.get_attribute("data-state", timeout=2000)) if loc.count() else ""
 
-    def wait_state(self, name: str, state: str, section: str = "#incoming", timeout_s: float = 15) -> None:
+    def wait_state(self, name: str, state: str, section: str = "#incoming", timeout_s: float = 20) -> None:
         deadline = time.monotonic() + timeout_s
         while self.state_of(name, section) != state:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{name}: state {self.state_of(name, section)!r}, expected {state!r}")
             self.page.wait_for_timeout(50)
 
-    def save_download(self, name: str, dest: Path, timeout_s: float = 15) -> Path:
+    def tap(self, name: str, section: str = "#incoming") -> None:
+        """Tap the row's button (a real click: the page gets a user activation)."""
+        self.page.click(f"{section} li[data-file='{name}'] button")
+
+    def state(self) -> dict[str, Any]:
+        return dict(self.page.evaluate("window.weclaw.state()"))
+
+    def save_download(self, name: str, dest: Path, timeout_s: float = 20) -> Path:
         deadline = time.monotonic() + timeout_s
         while True:
             found = [d for d in self.downloads if d.suggested_filename == name]
@@ -80,16 +85,16 @@ class PhoneTab:
 
 
 class Browser:
-    def __init__(self) -> None:
+    def __init__(self, extra_args: list[str] | None = None) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="chromium")
-        self._pool.submit(self._start).result()
+        self._pool.submit(self._start, extra_args or []).result()
 
-    def _start(self) -> None:
+    def _start(self, extra_args: list[str]) -> None:
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
         self.devices = self._pw.devices
-        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=ARGS + extra_args)
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.wrap_future(self._pool.submit(fn, *args, **kwargs))

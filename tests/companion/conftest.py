@@ -21,7 +21,7 @@ from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import CompanionSettings
 
 #: Modules that need Qt events (widgets, or the server on the app's qasync loop next to a real browser).
-QT_MODULES = {"test_pairing_dialog.py", "test_phone_page.py"}
+QT_MODULES = {"test_pairing_dialog.py", "test_phone_page.py", "test_relay.py", "test_page_resume.py", "test_crypto.py"}
 
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]] | None:
