@@ -194,7 +194,11 @@ TABLE: dict[str, tuple[str, str]] = {
         "还没有配对手机。请先点工具栏的「手机」并扫描二维码。",
     ),
     "phone.send.offered": ("Sending {names} to {device}…", "正在发送 {names} 到 {device}…"),
-    "phone.send.done": ("{names} arrived on {device}", "{names} 已送达 {device}"),
+    "phone.send.done": ("{names} saved on {device}", "{names} 已保存到 {device}"),
+    "phone.send.ready": (
+        "{names} is on {device}: tap Save on the phone to keep it",
+        "{names} 已在 {device} 上：请在手机上点“保存”",
+    ),
     "phone.send.failed": ("Could not send {names} to the phone: {reason}", "无法发送 {names} 到手机：{reason}"),
     "phone.send.timeout": (
         "the phone did not download it in time (is the WeClaw page open on the phone?)",
