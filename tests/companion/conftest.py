@@ -14,6 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from companion_helpers import Rig
+from fakeclock import FakeClock
 
 from weclaw_desktop.companion import CompanionService
 from weclaw_desktop.companion.limits import Limits
@@ -32,19 +33,6 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callab
     if Path(str(item.path)).name in QT_MODULES:
         return None  # the root conftest's qasync loop
     return {"asyncio": asyncio.new_event_loop}
-
-
-class FakeClock:
-    """An injected clock for expiry and rate-limit tests: ``clock.advance(s)`` instead of sleeping."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 class MemorySecrets:

@@ -12,7 +12,7 @@ import random
 import aiohttp
 import pytest
 from companion_helpers import Refused, Rig, pair_phone, wait_for
-from conftest import FakeClock
+from fakeclock import FakeClock
 
 from weclaw_desktop.companion import crypto as c
 from weclaw_desktop.companion.limits import Limits
@@ -264,7 +264,12 @@ async def test_reservations_and_the_daily_quota(rig: Rig) -> None:
 
 async def test_unknown_fields_and_types_in_signed_calls(rig: Rig) -> None:
     phone = await rig.pair()
-    for body in [{"files": "x"}, {"files": [1]}, {"files": [{"id": "a", "size": -1}]}, {"files": [{"id": "a", "size": 1.5}]}]:
+    for body in [
+        {"files": "x"},
+        {"files": [1]},
+        {"files": [{"id": "a", "size": -1}]},
+        {"files": [{"id": "a", "size": 1.5}]},
+    ]:
         with pytest.raises(Refused) as bad:
             await phone.call("/api/v1/upload/prepare", body)
         assert bad.value.status == 400, body

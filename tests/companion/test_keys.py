@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 from companion_helpers import Refused, Rig, make_file, pair_phone, wait_for
-from conftest import FakeClock
+from fakeclock import FakeClock
 
-from weclaw_desktop.companion import EventKind, FileState
+from weclaw_desktop.companion import EventKind, FileState, wire
 from weclaw_desktop.companion import crypto as c
-from weclaw_desktop.companion import wire
 from weclaw_desktop.companion.devices import KEY_LIFETIME_S, KEY_RENEW_AFTER_S
 
 
@@ -116,7 +115,10 @@ async def test_revoking_cuts_every_transfer_in_flight(rig: Rig, tmp_path: Path) 
     up_headers, _ = phone.sign("POST", up_path, "up:u", "salt:" + c.b64e(sealer.salt))
     reader, writer = await asyncio.open_connection("127.0.0.1", rig.service.port)
     head = f"POST {up_path} HTTP/1.1\r\nHost: {rig.service.authority}\r\nContent-Type: application/octet-stream\r\n"
-    head += "".join(f"{k}: {v}\r\n" for k, v in up_headers.items()) + f"Content-Length: {c.SALT + 8 * (c.RECORD + c.TAG)}\r\n\r\n"
+    head += (
+        "".join(f"{k}: {v}\r\n" for k, v in up_headers.items())
+        + f"Content-Length: {c.SALT + 8 * (c.RECORD + c.TAG)}\r\n\r\n"
+    )
     writer.write(head.encode() + sealer.salt + sealer.seal(0, os.urandom(c.RECORD)))
     await writer.drain()
     await wait_for(lambda: any(s.files["u"].received for s in rig.service.inbox.uploads.values()) or True)
@@ -174,7 +176,9 @@ async def test_offers_and_uploads_survive_a_restart(rig: Rig, tmp_path: Path) ->
     offer = (await phone.offers())[0]
     first_part = await phone.download(offer["offer"], offer["files"][0])
     data = os.urandom(5 * c.RECORD + 7)
-    prepared = await phone.call("/api/v1/upload/prepare", {"files": [{"id": "p", "name": "clip.mov", "size": len(data)}]})
+    prepared = await phone.call(
+        "/api/v1/upload/prepare", {"files": [{"id": "p", "name": "clip.mov", "size": len(data)}]}
+    )
     key = c.b64d(prepared["files"]["p"])
     assert (await phone.upload(prepared["upload"], "p", key, data, n=2))["received"] == 2
 

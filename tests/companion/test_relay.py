@@ -95,7 +95,9 @@ async def test_the_capture_holds_no_file_no_name_no_key_and_replays_nothing(
 
     requests = relay.captured_requests()
     api = [r for r in requests if request_target(r)[1].startswith("/api/")]
-    assert all(request_target(r)[1] in PUBLIC or request_target(r)[1].startswith("/vendor/") for r in requests if r not in api)
+    assert all(
+        request_target(r)[1] in PUBLIC or request_target(r)[1].startswith("/vendor/") for r in requests if r not in api
+    )
     assert {request_target(r)[1].split("?")[0] for r in api} >= {
         "/api/v1/pair",
         "/api/v1/hello",
@@ -181,11 +183,13 @@ async def test_a_flipped_bit_in_an_upload_is_refused_and_sent_again(
 
 async def test_a_rebinding_name_gets_no_page(rig: Rig) -> None:
     """Chromium resolving rebind.test to the desktop (as a DNS-rebinding attacker arranges) gets 421."""
-    b = await asyncio.to_thread(Browser, [f"--host-resolver-rules=MAP rebind.test 127.0.0.1"])
+    b = await asyncio.to_thread(Browser, ["--host-resolver-rules=MAP rebind.test 127.0.0.1"])
     try:
 
         def visit() -> tuple[int, str, bool]:
-            context = b.browser.new_context(**{k: v for k, v in b.devices["Pixel 7"].items() if k != "default_browser_type"})
+            context = b.browser.new_context(
+                **{k: v for k, v in b.devices["Pixel 7"].items() if k != "default_browser_type"}
+            )
             page = context.new_page()
             resp = page.goto(f"http://rebind.test:{rig.service.port}/")
             assert resp is not None

@@ -104,7 +104,9 @@ async def test_answers_are_sealed_and_bound_to_their_request(rig: Rig, tmp_path:
     await phone.open_session()
     raw = json.dumps(c.seal(phone.c2s, b"{}", "weclaw/v1/req|POST|/api/v1/state|ctl|1")).encode()
     headers, seq = phone.sign("POST", "/api/v1/state", "ctl", c.digest(raw))
-    async with rig.http.post(rig.base + "/api/v1/state", data=raw, headers={**headers, "Content-Type": "application/json"}) as r:
+    async with rig.http.post(
+        rig.base + "/api/v1/state", data=raw, headers={**headers, "Content-Type": "application/json"}
+    ) as r:
         text = await r.text()
     assert "秘密" not in text and "pdf" not in text and set(json.loads(text)) == {"n", "c"}
     with pytest.raises(c.CryptoError):  # an answer taken for another request does not open
@@ -140,8 +142,12 @@ async def test_a_changed_record_a_swapped_record_and_a_cut_body_do_not_open(rig:
     await rig.service.send_files([a, b], device_id=phone.device_id)
     offer = (await phone.offers())[0]
     fa, fb = offer["files"]
-    headers, _ = phone.sign("GET", f"/api/v1/download?o={offer['offer']}&f={fa['id']}&from=0", f"dl:{fa['id']}", c.digest(b""))
-    async with rig.http.get(rig.base + f"/api/v1/download?o={offer['offer']}&f={fa['id']}&from=0", headers=headers) as r:
+    headers, _ = phone.sign(
+        "GET", f"/api/v1/download?o={offer['offer']}&f={fa['id']}&from=0", f"dl:{fa['id']}", c.digest(b"")
+    )
+    async with rig.http.get(
+        rig.base + f"/api/v1/download?o={offer['offer']}&f={fa['id']}&from=0", headers=headers
+    ) as r:
         raw = await r.read()
     salt, body = raw[: c.SALT], raw[c.SALT :]
     recs = list(c.split_records(body, fa["size"], 0))
@@ -274,7 +280,9 @@ async def test_upload_record_that_does_not_authenticate_writes_nothing(rig: Rig)
     """A tampered record is refused; nothing lands in the incoming folder; the right record then goes in."""
     phone = await rig.pair()
     data = os.urandom(c.RECORD + 5)
-    prepared = await phone.call("/api/v1/upload/prepare", {"files": [{"id": "f", "name": "doc.pdf", "size": len(data)}]})
+    prepared = await phone.call(
+        "/api/v1/upload/prepare", {"files": [{"id": "f", "name": "doc.pdf", "size": len(data)}]}
+    )
     key = c.b64d(prepared["files"]["f"])
     wrong = c.b64e(b"\1" * 32)
     with pytest.raises(Refused) as bad:

@@ -10,12 +10,13 @@ from typing import Any
 import aiohttp
 import pytest
 from companion_helpers import Phone, Rig, make_file, sha, wait_for
+from polling import until
+from toolrun import Direct
 
 from weclaw_desktop.companion import crypto as c
-
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.base import ToolContext, ToolStatus
-from weclaw_desktop.toolkit.dispatcher import Dispatcher, ToolCall
+from weclaw_desktop.toolkit.dispatcher import ToolCall
 from weclaw_desktop.toolkit.manifest import load_manifest
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.tools.remote_file_share import LINK_OFF, PAIR_HINT
@@ -37,13 +38,14 @@ def ctx(tmp_path: Path, progress: list[tuple[float | None, str]] | None = None) 
     return ToolContext(
         outputs_dir=tmp_path / "outputs",
         data_dir=tmp_path,
+        db=None,
         allowed_roots=[tmp_path],
         progress_callback=(lambda f, m: progress.append((f, m))) if progress is not None else (lambda f, m: None),
     )
 
 
 async def call(reg: ToolRegistry, tmp_path: Path, fn: str, args: dict[str, Any], **kw: Any) -> Any:
-    return await Dispatcher(reg).dispatch(ToolCall("c1", fn, json.dumps(args)), ctx(tmp_path, **kw))
+    return await Direct(reg).dispatch(ToolCall("c1", fn, json.dumps(args)), ctx(tmp_path, **kw))
 
 
 async def phone_takes_everything(phone: Phone, *, save: bool = True) -> list[str]:
@@ -168,8 +170,7 @@ async def test_failed_delivery_is_reported_with_the_reason(rig: Rig, tmp_path: P
     resp = await open_page(rig, phone)
     src = make_file(tmp_path, "a.txt", 50)
     task = asyncio.ensure_future(call(registry(rig), tmp_path, "remote_file_share_send_file", {"path": str(src)}))
-    while not (offers := await phone.offers()):
-        await asyncio.sleep(0.02)
+    offers = await until(phone.offers, within=60, message="no offer reached the phone")
     f = offers[0]["files"][0]
     ack = {"offer": offers[0]["offer"], "file": f["id"], "state": "failed", "reason": "storage full"}
     assert (await phone.call("/api/v1/ack", ack))["state"] == "failed"

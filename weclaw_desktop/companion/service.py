@@ -16,12 +16,12 @@ import asyncio
 import json
 import logging
 import socket
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from weclaw_desktop.clock import SYSTEM_CLOCK, Clock
 from weclaw_desktop.companion import wire
 from weclaw_desktop.companion.crypto import (
     CryptoError,
@@ -51,7 +51,6 @@ log = logging.getLogger("weclaw.companion")
 
 ACCEPT_TIMEOUT_S = 120.0
 TOUCH_EVERY_S = 30.0
-Clock = Callable[[], float]
 StreamItem = tuple[str, dict[str, Any]] | None
 
 
@@ -87,7 +86,7 @@ class CompanionCore:
         secrets: Secrets | None = None,
         desktop_name: str | None = None,
         static_dir: Path | None = None,
-        clock: Clock = time.time,
+        clock: Clock = SYSTEM_CLOCK,
         limits: Limits | None = None,
     ) -> None:
         if secrets is None:
@@ -96,18 +95,18 @@ class CompanionCore:
             secrets = SecretStore()
         self.settings = settings or CompanionSettings()
         self.paths = paths or app_paths()
-        self.clock = clock
+        self.clock: Callable[[], float] = clock.time  # wall-clock seconds: expiry, rate limits, challenges
         self.limits = limits or Limits()
         self.master = MasterKey(secrets)
         self.desktop_name = desktop_name or socket.gethostname() or "WeClaw"
         self.static_dir = static_dir or resource_path("companion")
         self.events = EventHub()
         self.accept_device: AcceptCallback | None = None
-        self.pairing = PairingCodes(clock=clock)
-        self.challenges = Challenges(clock)
-        self.sessions = Sessions(clock)
-        self._pair_failures = RateLimiter(self.limits.pair_failures_per_min, 60.0, clock)
-        self._hellos = RateLimiter(self.limits.hellos_per_min, 60.0, clock)
+        self.pairing = PairingCodes(clock=self.clock)
+        self.challenges = Challenges(self.clock)
+        self.sessions = Sessions(self.clock)
+        self._pair_failures = RateLimiter(self.limits.pair_failures_per_min, 60.0, clock.monotonic)
+        self._hellos = RateLimiter(self.limits.hellos_per_min, 60.0, clock.monotonic)
         self._db = db
         self._own_db = db is None
         self._store: DeviceStore | None = None
@@ -115,10 +114,10 @@ class CompanionCore:
         self._touched: dict[str, float] = {}
         self._streams: dict[str, set[asyncio.Queue[StreamItem]]] = {}
         self._cutters: list[Callable[[str], None]] = []
-        self.outbox = Outbox(self.master, clock, self.emit, self._push, self.device)
+        self.outbox = Outbox(self.master, self.clock, self.emit, self._push, self.device)
         self.inbox = Inbox(
             self.master,
-            clock,
+            self.clock,
             self.emit,
             self._push,
             lambda: self.incoming_dir,

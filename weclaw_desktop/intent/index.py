@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from weclaw_desktop.i18n import has_chinese
 from weclaw_desktop.intent.engine import IntentEngine
 from weclaw_desktop.intent.exposure import always_on
 from weclaw_desktop.intent.similarity import BM25Index
@@ -46,9 +47,9 @@ class ToolIndexBridge(Protocol):
 
 
 class ToolIndex:
-    """``visible``, when set (the runtime can set it after construction), names the tools that may be
-    offered right now (the planner's view); hits outside it are left out, so tool_search never promises a
-    tool the next round cannot expose. Unset, every enabled tool counts."""
+    """``visible``, when given, names the tools that may be offered right now (the exposure computation's
+    ``visible``, see ``intent.factory.make_tool_index``); hits outside it are left out, so tool_search never
+    promises a tool the next round cannot expose. Without it, every enabled tool counts."""
 
     def __init__(
         self,
@@ -119,7 +120,7 @@ class ToolIndex:
         allowed = self.visible() if self.visible is not None else None
         candidates = [t for t in tools if scores[t] >= MIN_SCORE and (allowed is None or t in allowed)]
         best = sorted(candidates, key=lambda t: -scores[t])[:limit]
-        lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+        lang = "zh" if has_chinese(text) else "en"
         return [self._hit(t, scores[t], lang) for t in best]
 
     def _hit(self, tool: str, score: float, lang: str) -> ToolHit:
