@@ -440,38 +440,47 @@ async function fileOf(u) {
   return null;
 }
 
+const upBusy = new Set();
+
 async function sendOne(u) {
-  const file = await fileOf(u);
-  if (!file) { u.state = "needsFile"; await saveUpload(u); render(); return; }
-  u.state = "uploading"; u.error = ""; u.detail = "";
-  render();
-  const records = proto.recordCount(u.size);
-  let tries = 0;
-  const read = async function (i) {
-    const start = i * proto.RECORD;
-    return new Uint8Array(await file.slice(start, start + proto.recordLen(u.size, i)).arrayBuffer());
-  };
-  while (u.state === "uploading") {
-    try {
-      if (!link) throw new proto.LinkError(0, "network");
-      const r = await link.upload(u.upload, u.id, u.key, u.size, u.sent, UP_BATCH, read);
-      tries = 0;
-      if (r.done) { u.sent = records; u.state = "sent"; u.savedAs = r.name || ""; }
-      else u.sent = r.received;
-      await saveUpload(u);
-      renderUploadProgress(u);
-    } catch (e) {
-      const code = e instanceof proto.LinkError ? e.code : "network";
-      if (code === "order" && e.data && typeof e.data.received === "number") { u.sent = e.data.received; continue; }
-      if (code === "finished") { u.state = "sent"; await saveUpload(u); break; }
-      if (FATAL[code]) { u.state = "failed"; u.error = code; await saveUpload(u); break; }
-      u.detail = "network"; renderUploadProgress(u);
-      if (++tries > 5) { u.state = "failed"; u.error = code; await saveUpload(u); break; }
-      await sleep(Math.min(8000, 500 * Math.pow(2, tries)));
+  if (upBusy.has(u.id)) return;
+  upBusy.add(u.id);
+  try {
+    const file = await fileOf(u);
+    if (!file) { u.state = "needsFile"; await saveUpload(u); render(); return; }
+    u.state = "uploading"; u.error = ""; u.detail = "";
+    render();
+    const records = proto.recordCount(u.size);
+    let tries = 0;
+    const read = async function (i) {
+      const start = i * proto.RECORD;
+      return new Uint8Array(await file.slice(start, start + proto.recordLen(u.size, i)).arrayBuffer());
+    };
+    while (u.state === "uploading") {
+      try {
+        if (!link) throw new proto.LinkError(0, "network");
+        const r = await link.upload(u.upload, u.id, u.key, u.size, u.sent, UP_BATCH, read);
+        tries = 0; u.detail = "";
+        if (r.done) { u.sent = records; u.state = "sent"; u.savedAs = r.name || ""; }
+        else u.sent = r.received;
+        await saveUpload(u);
+        renderUploadProgress(u);
+      } catch (e) {
+        const code = e instanceof proto.LinkError ? e.code : "network";
+        if (code === "order" && e.data && typeof e.data.received === "number") { u.sent = e.data.received; continue; }
+        if (code === "finished") { u.state = "sent"; await saveUpload(u); break; }
+        if (FATAL[code]) { u.state = "failed"; u.error = code; await saveUpload(u); break; }
+        u.detail = "network"; renderUploadProgress(u);
+        if (!link) return;   // the computer is away: the upload continues when the page reconnects
+        if (++tries > 6) { u.state = "failed"; u.error = code; await saveUpload(u); break; }
+        await sleep(Math.min(8000, 500 * Math.pow(2, tries)));
+      }
     }
+    if (u.state === "sent") { heldFiles.delete(u.id); await saveUpload(u); }
+    render();
+  } finally {
+    upBusy.delete(u.id);
   }
-  if (u.state === "sent") { heldFiles.delete(u.id); await saveUpload(u); }
-  render();
 }
 
 async function retryUpload(u) {
