@@ -148,6 +148,12 @@ class RecordSealer:
             raise CryptoError("record out of range")
         return self._aead.encrypt(record_nonce(index), plaintext, record_ad(self.file_id, index, self.size))
 
+    def seal_into(self, index: int, plaintext: memoryview, out: memoryview) -> None:
+        """Seal record ``index`` into ``out`` (its plaintext length + TAG bytes), without copies."""
+        if not 0 <= index < self.count or len(plaintext) != record_len(self.size, index):
+            raise CryptoError("record out of range")
+        self._aead.encrypt_into(record_nonce(index), plaintext, record_ad(self.file_id, index, self.size), out)
+
     def open(self, index: int, sealed: bytes) -> bytes:
         if not 0 <= index < self.count or len(sealed) != record_len(self.size, index) + TAG:
             raise CryptoError("record out of range or cut short")

@@ -25,6 +25,7 @@ log = logging.getLogger("weclaw.companion")
 Emit = Callable[..., None]
 Push = Callable[[str, str, dict[str, Any]], None]
 DeviceLookup = Callable[[str], Awaitable[Device | None]]
+PERSIST_EVERY = 64  # records between two progress writes to the database
 ACK_STATES = {"ready": FileState.READY, "saved": FileState.DELIVERED, "failed": FileState.FAILED}
 
 
@@ -142,13 +143,17 @@ class Outbox:
             raise Problem("changed", "The file changed on the desktop after it was offered. Ask for it again.")
 
     async def served(self, t: OutgoingTransfer, f: OutgoingFile, records: int) -> None:
-        """``records`` records of ``f`` are about to go out (recorded first, so a crash never under-counts)."""
+        """``records`` records of ``f`` are about to go out (progress; written to the database when the
+        state changes and every :data:`PERSIST_EVERY` records, not for every batch)."""
         if records <= f.served and f.state is not FileState.QUEUED:
             return
+        before = f.served
         f.served = max(f.served, records)
         if f.state is FileState.QUEUED:
             f.state = FileState.SENDING
-        await asyncio.to_thread(self.store.update_offer_file, t.id, f, self.clock())
+            before = -PERSIST_EVERY
+        if f.served // PERSIST_EVERY != before // PERSIST_EVERY or f.served >= f.records:
+            await asyncio.to_thread(self.store.update_offer_file, t.id, f, self.clock())
         self.emit(
             EventKind.TRANSFER_PROGRESS,
             t.device_id,

@@ -51,7 +51,7 @@ log = logging.getLogger("weclaw.companion.http")
 
 HEARTBEAT_S = 15.0
 POLL_S = 0.5  # how often an idle event stream checks that the phone is still there
-BATCH = 4  # records read and sealed per step of a download
+BATCH = 8  # records read and sealed per step of a download
 MAX_UPLOAD_RECORDS = 16  # records in one upload request
 STATUS = {
     Kind.BAD_REQUEST: 400,
@@ -424,17 +424,30 @@ async def download(request: web.Request) -> web.StreamResponse:
             resp.content_length = SALT + sum(record_len(f.size, i) + TAG for i in range(first, f.records))
             await resp.prepare(request)
             await resp.write(sealer.salt)
+            # read and seal the next batch in a thread while this one is written (one batch ahead)
+            ahead = asyncio.ensure_future(
+                asyncio.to_thread(reader.sealed, sealer, first, min(f.records, first + BATCH))
+            )
             index = first
-            while index < f.records:
-                end = min(f.records, index + BATCH)
-                await core.outbox.served(t, f, end)
-                chunk = await asyncio.to_thread(reader.sealed, sealer, index, end)
-                if chunk is None:
-                    await core.outbox.fail(t, f, "the file changed on the desktop while it was being sent")
-                    drop(request)
-                    return resp
-                await resp.write(chunk)
-                index = end
+            try:
+                while index < f.records:
+                    end = min(f.records, index + BATCH)
+                    chunk = await ahead
+                    if end < f.records:
+                        nxt = min(f.records, end + BATCH)
+                        ahead = asyncio.ensure_future(asyncio.to_thread(reader.sealed, sealer, end, nxt))
+                    if chunk is None:
+                        await core.outbox.fail(t, f, "the file changed on the desktop while it was being sent")
+                        drop(request)
+                        return resp
+                    await core.outbox.served(t, f, end)
+                    await resp.write(chunk)
+                    index = end
+            finally:
+                if not ahead.done():
+                    ahead.cancel()
+                    with contextlib.suppress(BaseException):
+                        await ahead
             await resp.write_eof()
             return resp
         finally:
@@ -447,20 +460,28 @@ class _FileRecords:
     """An open file read record by record; stops if the file changes under it (never seals changed bytes)."""
 
     def __init__(self, path: Path, size: int, mtime_ns: int) -> None:
-        self.fh = path.open("rb")
+        self.fh = path.open("rb", buffering=0)
         self.size = size
         self.mtime_ns = mtime_ns
+        self.plain = bytearray(RECORD)
 
-    def sealed(self, sealer: RecordSealer, first: int, end: int) -> bytes | None:
+    def sealed(self, sealer: RecordSealer, first: int, end: int) -> bytearray | None:
+        """Records first..end-1 sealed into one new buffer (read into a reused one: no other copies)."""
+        out = bytearray(sum(record_len(self.size, i) + TAG for i in range(first, end)))
+        view = memoryview(out)
         self.fh.seek(first * RECORD)
-        indexes = range(first, end)
-        plain = [self.fh.read(record_len(self.size, i)) for i in indexes]
+        offset = 0
+        for i in range(first, end):
+            n = record_len(self.size, i)
+            plain = memoryview(self.plain)[:n]
+            if self.fh.readinto(plain) != n:
+                return None
+            sealer.seal_into(i, plain, view[offset : offset + n + TAG])
+            offset += n + TAG
         st = os.fstat(self.fh.fileno())
         if (st.st_size, st.st_mtime_ns) != (self.size, self.mtime_ns):
-            return None
-        if any(len(p) != record_len(self.size, i) for i, p in zip(indexes, plain, strict=True)):
-            return None
-        return b"".join(sealer.seal(i, p) for i, p in zip(indexes, plain, strict=True))
+            return None  # changed while being read: these bytes are not sent
+        return out
 
     def close(self) -> None:
         self.fh.close()
