@@ -541,7 +541,7 @@ function renderIncoming() {
     li.appendChild(el("div", "name", rec.name));
     let text = size(rec.size) + " · ";
     if (rec.state === "downloading") text += rec.detail ? t(rec.detail === "damaged" ? "damaged" : "network") : t("st.downloading") + " " + Math.floor((100 * rec.have) / rec.records) + "%";
-    else if (rec.state === "failed") text += t("st.failed") + (rec.error ? ": " + errorText(lang, rec.error) : "");
+    else if (rec.state === "failed") text += rec.error ? t("failedWith", { why: errorText(lang, rec.error) }) : t("st.failed");
     else text += t("st." + rec.state);
     const cls = rec.state === "saved" ? " ok" : rec.state === "failed" ? " bad" : rec.state === "ready" ? " ready" : "";
     const meta = el("div", "meta" + cls, text);
@@ -584,7 +584,7 @@ function renderOutgoing() {
     const records = proto.recordCount(u.size);
     let text = size(u.size) + " · ";
     if (u.state === "uploading") text += u.detail ? t(u.detail) : t("st.uploading") + " " + Math.floor((100 * u.sent) / records) + "%";
-    else if (u.state === "failed") text += t("upErr") + ": " + errorText(lang, u.error || "network");
+    else if (u.state === "failed") text += t("upErr", { why: errorText(lang, u.error || "network") });
     else if (u.state === "sent") text += t("st.sent") + (u.savedAs && u.savedAs !== u.name ? " · " + t("sentTo", { name: u.savedAs }) : "");
     else text += t("st." + u.state);
     const meta = el("div", "meta" + (u.state === "sent" ? " ok" : u.state === "failed" ? " bad" : ""), text);
