@@ -20,7 +20,6 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -97,7 +96,7 @@ async def client(pair_url: str, plain_url: str, size: int, rounds: int) -> dict[
     async with aiohttp.ClientSession() as http:
         phone = await pair_phone(http, pair_url, "bench")
         print(json.dumps({"paired": phone.device_id}), flush=True)
-        while not (offers := await phone.offers()):
+        while not (offers := await phone.offers()):  # noqa: ASYNC110  (polling the desktop over HTTP)
             await asyncio.sleep(0.05)
         offer, f = offers[0]["offer"], offers[0]["files"][0]
 

@@ -197,7 +197,7 @@ async def shoot(browser: Browser, out: Path, lang: str, device: str, tmp: Path) 
 
 
 async def main(out: Path) -> int:
-    out.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(out.mkdir, parents=True, exist_ok=True)
     browser = await asyncio.to_thread(Browser)
     try:
         with tempfile.TemporaryDirectory(prefix="weclaw-page-shots-") as tmp:
