@@ -323,21 +323,25 @@ function showProgress(rec, have) {
 }
 
 // What the computer has not heard yet: files held ("ready") and saves started ("saved").
-let reporting = false;
+let reporting = false, reportAgain = false;
 async function reportAcks() {
-  if (reporting || !link) return;
+  if (reporting) { reportAgain = true; return; }   // the running round picks up what changed meanwhile
+  if (!link) return;
   reporting = true;
   try {
-    const due = Array.from(files.values()).filter(function (r) {
-      return (r.state === "ready" || r.state === "saved") && r.reported !== r.state;
-    });
-    for (let i = 0; i < due.length; i += 100) {
-      const part = due.slice(i, i + 100);
-      const items = part.map(function (r) { return { offer: r.offer, file: r.id, state: r.state }; });
-      try { await link.call("/ack", { items: items }); }
-      catch (e) { if (!(e instanceof proto.LinkError) || !e.status || e.status === 401) return; }
-      for (const r of part) { r.reported = items.find(function (x) { return x.file === r.id && x.offer === r.offer; }).state; await saveFile(r); }
-    }
+    do {
+      reportAgain = false;
+      const due = Array.from(files.values()).filter(function (r) {
+        return (r.state === "ready" || r.state === "saved") && r.reported !== r.state;
+      });
+      for (let i = 0; i < due.length; i += 100) {
+        const part = due.slice(i, i + 100);
+        const items = part.map(function (r) { return { offer: r.offer, file: r.id, state: r.state }; });
+        try { await link.call("/ack", { items: items }); }
+        catch (e) { if (!(e instanceof proto.LinkError) || !e.status || e.status === 401) return; }
+        for (let k = 0; k < part.length; k++) { part[k].reported = items[k].state; await saveFile(part[k]); }
+      }
+    } while (reportAgain && link);
   } finally { reporting = false; }
 }
 

@@ -235,7 +235,7 @@ async def test_revoked_reused_and_expired(rig: Rig, browser: Browser, clock: Fak
 
     reused = await browser.run(browser.open_phone, code.url)  # the same QR code on a second phone
     await browser.run(
-        reused.page.wait_for_function, "document.getElementById('notice-text').textContent.includes('used')"
+        reused.page.wait_for_function, "() => document.getElementById('notice-text').textContent.includes('used')"
     )
     assert await browser.run(reused.page.is_visible, "#send-card") is False
     assert len(await rig.service.list_devices()) == 1

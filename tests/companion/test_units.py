@@ -140,8 +140,8 @@ def test_json_depth_and_size_are_bounded_without_recursion() -> None:
 
 
 def test_every_problem_code_has_a_status() -> None:
+    from weclaw_desktop.companion.http_base import STATUS
     from weclaw_desktop.companion.problems import CODES
-    from weclaw_desktop.companion.server import STATUS
 
     assert {k for k in CODES.values()} <= set(STATUS)
     with pytest.raises(ValueError):

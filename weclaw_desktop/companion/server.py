@@ -24,49 +24,35 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
 from weclaw_desktop.companion import wire
-from weclaw_desktop.companion.crypto import (
-    RECORD,
-    SALT,
-    TAG,
-    CryptoError,
-    FrameSealer,
-    RecordSealer,
-    b64e,
-    digest,
-    record_len,
+from weclaw_desktop.companion.http_base import (
+    CAPS,
+    CORE,
+    FILES,
+    INFLIGHT,
+    ConnectionCaps,
+    Handler,
+    Signed,
+    control,
+    drop,
+    json_body,
+    plain,
+    problem_response,
+    read_body,
+    require_json,
 )
-from weclaw_desktop.companion.problems import Kind, Problem
+from weclaw_desktop.companion.http_streams import download, events, upload
+from weclaw_desktop.companion.problems import Problem
 from weclaw_desktop.companion.service import CompanionCore
-from weclaw_desktop.companion.sessions import Session
 
 log = logging.getLogger("weclaw.companion.http")
 
-HEARTBEAT_S = 15.0
-POLL_S = 0.5  # how often an idle event stream checks that the phone is still there
-BATCH = 8  # records read and sealed per step of a download
-MAX_UPLOAD_RECORDS = 16  # records in one upload request
-STATUS = {
-    Kind.BAD_REQUEST: 400,
-    Kind.UNAUTHENTICATED: 401,
-    Kind.FORBIDDEN: 403,
-    Kind.NOT_FOUND: 404,
-    Kind.CONFLICT: 409,
-    Kind.GONE: 410,
-    Kind.TOO_LARGE: 413,
-    Kind.UNSUPPORTED: 415,
-    Kind.MISDIRECTED: 421,
-    Kind.RATE_LIMITED: 429,
-    Kind.NO_SPACE: 507,
-    Kind.UNAVAILABLE: 503,
-}
 PAGE = {
     "/": ("index.html", "text/html"),
     "/app.js": ("app.js", "text/javascript"),
@@ -80,14 +66,6 @@ CSP = (
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
 )
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-CORE: web.AppKey[CompanionCore] = web.AppKey("core")
-CAPS: web.AppKey[ConnectionCaps] = web.AppKey("caps")
-FILES: web.AppKey[dict[str, tuple[Path, str]]] = web.AppKey("files")
-INFLIGHT: web.AppKey[dict[str, dict[int, web.Request]]] = web.AppKey("inflight")  # device -> requests
-#: aiohttp >= 3.12 prefers typed request keys; older versions take a plain string.
-AUTH: Any = web.RequestKey("auth", tuple) if hasattr(web, "RequestKey") else "auth"
 
 
 def vendor_files(static_dir: Path) -> dict[str, tuple[Path, str]]:
@@ -104,20 +82,6 @@ def vendor_files(static_dir: Path) -> dict[str, tuple[Path, str]]:
             ctype = "text/javascript" if name.endswith(".js") else "text/plain"
             out["/" + rel] = (static_dir / rel, ctype)
     return out
-
-
-def plain(status: int, body: dict[str, Any], **headers: str) -> web.Response:
-    return web.json_response(body, status=status, headers=headers or None)
-
-
-def problem_response(request: web.Request, p: Problem) -> web.Response:
-    status = STATUS[p.kind]
-    headers = {"Retry-After": str(max(1, int(p.retry_after + 0.999)))} if p.retry_after else {}
-    auth = request.get(AUTH)
-    if auth is not None:  # signed request: the answer is sealed, so the page can trust it
-        session, lane, seq = auth
-        return plain(status, request.app[CORE].seal_response(session, lane, seq, status, p.body()), **headers)
-    return plain(status, p.body(), **headers)
 
 
 @web.middleware
@@ -152,120 +116,6 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path in PAGE:
             h["Content-Security-Policy"] = CSP
     return resp
-
-
-# --- bodies ----------------------------------------------------------------------------------------
-
-
-async def read_body(request: web.Request, limit: int) -> bytes:
-    """The whole body, at most ``limit`` bytes; one that stalls is dropped with the connection."""
-    if request.content_length is not None and request.content_length > limit:
-        raise Problem("too_large", f"The request body is larger than {limit // 1024} KB.")
-    idle = request.app[CORE].limits.body_idle_s
-    buf = bytearray()
-    while True:
-        try:
-            chunk = await asyncio.wait_for(request.content.read(65536), idle)
-        except TimeoutError:
-            drop(request)
-            raise Problem("slow", "The request body stopped arriving.") from None
-        if not chunk:
-            return bytes(buf)
-        buf += chunk
-        if len(buf) > limit:
-            raise Problem("too_large", f"The request body is larger than {limit // 1024} KB.")
-
-
-async def read_exactly(request: web.Request, n: int) -> bytes:
-    idle = request.app[CORE].limits.body_idle_s
-    try:
-        return await asyncio.wait_for(request.content.readexactly(n), idle)
-    except TimeoutError:
-        drop(request)
-        raise Problem("slow", "The request body stopped arriving.") from None
-    except asyncio.IncompleteReadError as exc:
-        if exc.partial:
-            raise Problem("size_mismatch", "The body ended inside a record.") from None
-        return b""
-
-
-def drop(request: web.Request) -> None:
-    if request.transport is not None:
-        request.transport.abort()
-
-
-def require_json(request: web.Request) -> None:
-    if request.content_type != "application/json":
-        raise Problem("unsupported_type", "The body must be JSON (Content-Type: application/json).")
-
-
-async def json_body(request: web.Request) -> dict[str, Any]:
-    require_json(request)
-    return wire.parse_json_object(await read_body(request, wire.MAX_JSON))
-
-
-# --- signed requests -----------------------------------------------------------------------------------
-
-
-class Signed:
-    """One authenticated request: its session, lane and sequence number; counted against its device."""
-
-    def __init__(self, request: web.Request, session: Session, lane: str, seq: int) -> None:
-        self.request = request
-        self.session = session
-        self.lane = lane
-        self.seq = seq
-        self.core = request.app[CORE]
-        inflight = request.app[INFLIGHT].setdefault(session.device_id, {})
-        if len(inflight) >= self.core.limits.requests_per_device:
-            raise Problem("busy", "This phone has too many requests open. Wait a moment.", retry_after=1)
-        inflight[id(request)] = request
-        request[AUTH] = (session, lane, seq)
-        request.app[CAPS].protect(request.transport)
-
-    @property
-    def device_id(self) -> str:
-        return self.session.device_id
-
-    def release(self) -> None:
-        inflight = self.request.app[INFLIGHT].get(self.device_id)
-        if inflight is not None:
-            inflight.pop(id(self.request), None)
-            if not inflight:
-                self.request.app[INFLIGHT].pop(self.device_id, None)
-
-    def answer(self, data: dict[str, Any], status: int = 200) -> web.Response:
-        return plain(status, self.core.seal_response(self.session, self.lane, self.seq, status, data))
-
-    def body(self, raw: bytes) -> dict[str, Any]:
-        return self.core.open_request(
-            self.session, self.request.method, self.request.raw_path, self.lane, self.seq, raw
-        )
-
-
-async def signed(request: web.Request, body_digest: str) -> Signed:
-    core = request.app[CORE]
-    session, lane, seq = await core.authenticate(
-        request.headers.get(wire.AUTH_HEADER, ""), request.method, request.raw_path, body_digest
-    )
-    return Signed(request, session, lane, seq)
-
-
-def control(
-    fn: Callable[[Signed, dict[str, Any]], Awaitable[dict[str, Any]]],
-) -> Handler:
-    """A signed JSON call on the ``ctl`` lane: sealed body in, sealed answer out."""
-
-    async def handler(request: web.Request) -> web.StreamResponse:
-        require_json(request)
-        raw = await read_body(request, wire.MAX_JSON)
-        s = await signed(request, digest(raw))
-        try:
-            return s.answer(await fn(s, s.body(raw)))
-        finally:
-            s.release()
-
-    return handler
 
 
 # --- page and pairing -----------------------------------------------------------------------------------
@@ -358,181 +208,6 @@ async def unpair(s: Signed, body: dict[str, Any]) -> dict[str, Any]:
     return {"unpaired": True}
 
 
-# --- streams ----------------------------------------------------------------------------------------
-
-
-async def events(request: web.Request) -> web.StreamResponse:
-    s = await signed(request, digest(b""))
-    core = s.core
-    try:
-        resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream", "Cache-Control": "no-store"})
-        await resp.prepare(request)
-        sealer = FrameSealer(s.session.s2c, str(s.seq))
-        queue = core.open_stream(s.device_id)
-        try:
-            await resp.write(sealer.salt)
-            await resp.write(sealer.seal(wire.dumps({"kind": "hello", "data": await core.snapshot(s.device_id)})))
-            quiet = 0.0
-            while True:
-                try:
-                    item = await asyncio.wait_for(queue.get(), POLL_S)
-                except TimeoutError:
-                    if request.transport is None or request.transport.is_closing():
-                        break  # the phone went away: it is offline now, not at the next heartbeat
-                    quiet += POLL_S
-                    if quiet < HEARTBEAT_S:
-                        continue
-                    item = ("ping", {})
-                quiet = 0.0
-                if item is None:
-                    break
-                await resp.write(sealer.seal(wire.dumps({"kind": item[0], "data": item[1]})))
-                if item[0] == "revoked":
-                    break
-        except (ConnectionError, RuntimeError):  # the phone went away (aiohttp raises RuntimeError on closed writers)
-            pass
-        finally:
-            core.close_stream(s.device_id, queue)
-        return resp
-    finally:
-        s.release()
-
-
-def _query_int(request: web.Request, name: str) -> int:
-    raw = request.query.get(name, "")
-    if not raw.isdigit() or len(raw) > 12:
-        raise Problem("bad_request", f"'{name}' must be a whole number.")
-    return int(raw)
-
-
-async def download(request: web.Request) -> web.StreamResponse:
-    s = await signed(request, digest(b""))
-    core = s.core
-    try:
-        q = request.query
-        t, f = core.outbox.find(s.device_id, q.get("o", ""), q.get("f", ""))
-        if s.lane != f"dl:{f.id}":
-            raise Problem("bad_request", "A download goes on its own lane.")
-        first = _query_int(request, "from")
-        if first > f.records:
-            raise Problem("bad_request", "'from' is past the last record.")
-        await core.outbox.check_unchanged(t, f)
-        sealer = RecordSealer(core.outbox.file_key(t, f), f.id, f.size)
-        reader = await asyncio.to_thread(_FileRecords, f.path, f.size, f.mtime_ns)
-        try:
-            resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream", "Cache-Control": "no-store"})
-            resp.content_length = SALT + sum(record_len(f.size, i) + TAG for i in range(first, f.records))
-            await resp.prepare(request)
-            await resp.write(sealer.salt)
-            # read and seal the next batch in a thread while this one is written (one batch ahead)
-            ahead = asyncio.ensure_future(
-                asyncio.to_thread(reader.sealed, sealer, first, min(f.records, first + BATCH))
-            )
-            index = first
-            try:
-                while index < f.records:
-                    end = min(f.records, index + BATCH)
-                    chunk = await ahead
-                    if end < f.records:
-                        nxt = min(f.records, end + BATCH)
-                        ahead = asyncio.ensure_future(asyncio.to_thread(reader.sealed, sealer, end, nxt))
-                    if chunk is None:
-                        await core.outbox.fail(t, f, "the file changed on the desktop while it was being sent")
-                        drop(request)
-                        return resp
-                    await core.outbox.served(t, f, end)
-                    await resp.write(chunk)
-                    index = end
-            finally:
-                if not ahead.done():
-                    ahead.cancel()
-                    with contextlib.suppress(BaseException):
-                        await ahead
-            await resp.write_eof()
-            return resp
-        finally:
-            await asyncio.to_thread(reader.close)
-    finally:
-        s.release()
-
-
-class _FileRecords:
-    """An open file read record by record; stops if the file changes under it (never seals changed bytes)."""
-
-    def __init__(self, path: Path, size: int, mtime_ns: int) -> None:
-        self.fh = path.open("rb", buffering=0)
-        self.size = size
-        self.mtime_ns = mtime_ns
-        self.plain = bytearray(RECORD)
-
-    def sealed(self, sealer: RecordSealer, first: int, end: int) -> bytearray | None:
-        """Records first..end-1 sealed into one new buffer (read into a reused one: no other copies)."""
-        out = bytearray(sum(record_len(self.size, i) + TAG for i in range(first, end)))
-        view = memoryview(out)
-        self.fh.seek(first * RECORD)
-        offset = 0
-        for i in range(first, end):
-            n = record_len(self.size, i)
-            plain = memoryview(self.plain)[:n]
-            if self.fh.readinto(plain) != n:
-                return None
-            sealer.seal_into(i, plain, view[offset : offset + n + TAG])
-            offset += n + TAG
-        st = os.fstat(self.fh.fileno())
-        if (st.st_size, st.st_mtime_ns) != (self.size, self.mtime_ns):
-            return None  # changed while being read: these bytes are not sent
-        return out
-
-    def close(self) -> None:
-        self.fh.close()
-
-
-async def upload(request: web.Request) -> web.StreamResponse:
-    if request.content_type != "application/octet-stream":
-        raise Problem("unsupported_type", "Records are sent as application/octet-stream.")
-    salt = await read_exactly(request, SALT)
-    if len(salt) != SALT:
-        raise Problem("size_mismatch", "The body is too short.")
-    s = await signed(request, "salt:" + b64e(salt))
-    core = s.core
-    try:
-        q = request.query
-        first = _query_int(request, "from")
-        session, f = core.inbox.target(s.device_id, q.get("u", ""), q.get("f", ""), first)
-        if s.lane != f"up:{f.id}":
-            raise Problem("bad_request", "An upload goes on its own lane.")
-        sealer = RecordSealer(core.inbox.file_key(session, f), f.id, f.size, salt)
-        f.busy = True
-        try:
-            index, batch = first, []
-            while index < f.records and index - first < MAX_UPLOAD_RECORDS:
-                sealed = await read_exactly(request, record_len(f.size, index) + TAG)
-                if not sealed:
-                    break
-                try:
-                    batch.append(sealer.open(index, sealed))
-                except CryptoError:
-                    if batch:
-                        await core.inbox.write(session, f, batch)
-                    raise Problem("damaged", f"Record {index} did not authenticate; send it again.") from None
-                index += 1
-                if len(batch) == BATCH:
-                    await core.inbox.write(session, f, batch)
-                    batch = []
-            if batch:
-                await core.inbox.write(session, f, batch)
-            if await request.content.read(1):
-                raise Problem("size_mismatch", "The body is longer than its records.")
-        finally:
-            f.busy = False
-        if f.received >= f.records:
-            device = await core.device(s.device_id)
-            return s.answer(await core.inbox.finish(session, f, device.name if device else ""))
-        return s.answer({"file": f.id, "received": f.received, "done": False})
-    finally:
-        s.release()
-
-
 # --- the app and its runner -----------------------------------------------------------------------------
 
 
@@ -564,58 +239,6 @@ def build_app(core: CompanionCore) -> web.Application:
     app.router.add_post("/api/v1/cancel", control(cancel))
     app.router.add_post("/api/v1/unpair", control(unpair))
     return app
-
-
-class ConnectionCaps:
-    """At most ``total`` connections, ``per_source`` from one address. A connection that carried a request
-    proven with a key (a pairing proof, a signed request) is protected; when the total is reached, a newcomer
-    displaces an unprotected connection: first one of a host that sent wrong pairing proofs, else one of the
-    host holding the most, oldest first. So a flood of junk can slow a phone down but not lock it out, and
-    never cuts a transfer."""
-
-    def __init__(self, total: int, per_source: int, suspect: Callable[[str], bool] = lambda source: False) -> None:
-        self.total = total
-        self.per_source = per_source
-        self.suspect = suspect
-        self.open: dict[str, list[asyncio.BaseTransport]] = {}
-        self.protected: set[int] = set()
-        self.order: dict[int, int] = {}
-        self.admitted = 0
-
-    def count(self) -> int:
-        return sum(len(v) for v in self.open.values())
-
-    def admit(self, source: str, transport: asyncio.BaseTransport) -> bool:
-        mine = self.open.setdefault(source, [])
-        if len(mine) >= self.per_source:
-            return False
-        if self.count() >= self.total:
-            loose = [(k, t) for k, v in self.open.items() for t in v if id(t) not in self.protected]
-            if not loose:
-                return False
-            # first hosts that sent wrong proofs, then the host holding the most, then the oldest connection
-            heaviest, victim = min(
-                loose, key=lambda kt: (not self.suspect(kt[0]), -len(self.open[kt[0]]), self.order[id(kt[1])])
-            )
-            self.release(heaviest, victim)
-            victim.close()
-        self.admitted += 1
-        self.order[id(transport)] = self.admitted
-        mine.append(transport)
-        return True
-
-    def protect(self, transport: asyncio.BaseTransport | None) -> None:
-        if transport is not None:
-            self.protected.add(id(transport))
-
-    def release(self, source: str, transport: asyncio.BaseTransport) -> None:
-        self.protected.discard(id(transport))
-        self.order.pop(id(transport), None)
-        mine = self.open.get(source)
-        if mine is not None and transport in mine:
-            mine.remove(transport)
-        if not mine:
-            self.open.pop(source, None)
 
 
 class _Capped(asyncio.Protocol):
