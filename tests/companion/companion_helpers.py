@@ -15,7 +15,7 @@ from polling import until
 from weclaw_desktop.companion import CompanionEvent, CompanionService
 from weclaw_desktop.companion.client import Phone, Refused, pair_phone
 
-__all__ = ["Phone", "Refused", "Rig", "make_file", "pair_phone", "sha", "wait_for"]
+__all__ = ["MemorySecrets", "Phone", "Refused", "Rig", "make_file", "pair_phone", "sha", "wait_for"]
 
 
 @dataclass
@@ -49,3 +49,19 @@ def sha(data: bytes) -> str:
 
 async def wait_for(predicate: Any, within: float = 5.0) -> None:
     await until(predicate, within=within, interval=0.02, message="condition not met in time")
+
+
+class MemorySecrets:
+    """The keyring as the service sees it (persistent), in memory."""
+
+    persistent = True
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def set(self, name: str, value: str) -> bool:
+        self.values[name] = value
+        return True

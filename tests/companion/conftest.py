@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from companion_helpers import Rig
+from companion_helpers import MemorySecrets, Rig
 from fakeclock import FakeClock
 
 from weclaw_desktop.companion import CompanionService
@@ -33,22 +33,6 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callab
     if Path(str(item.path)).name in QT_MODULES:
         return None  # the root conftest's qasync loop
     return {"asyncio": asyncio.new_event_loop}
-
-
-class MemorySecrets:
-    """The keyring as the service sees it (persistent), in memory."""
-
-    persistent = True
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-
-    def get(self, name: str) -> str | None:
-        return self.values.get(name)
-
-    def set(self, name: str, value: str) -> bool:
-        self.values[name] = value
-        return True
 
 
 @pytest.fixture

@@ -280,3 +280,18 @@ async def test_unknown_fields_and_types_in_signed_calls(rig: Rig) -> None:
         await phone.call("/api/v1/ack", {"items": deep})
     assert bad.value.status == 400 and bad.value.code == "too_deep"
     assert json.dumps(bad.value.body)
+
+
+async def test_an_abandoned_reservation_is_freed(rig: Rig, clock: FakeClock) -> None:
+    """Declared and never sent: after the idle time the reservation no longer blocks new uploads."""
+    from weclaw_desktop.companion.transfers import UPLOAD_IDLE_S
+
+    phone = await rig.pair()
+    await phone.call("/api/v1/upload/prepare", {"files": [{"id": "f", "name": "a.bin", "size": 9 << 20}]})
+    with pytest.raises(Refused):
+        await phone.call("/api/v1/upload/prepare", {"files": [{"id": "f", "name": "b.bin", "size": 2 << 20}]})
+    clock.advance(UPLOAD_IDLE_S + 1)
+    await phone.open_session()  # the session idled out meanwhile; the pairing did not
+    assert (await phone.call("/api/v1/upload/prepare", {"files": [{"id": "f", "name": "b.bin", "size": 2 << 20}]}))[
+        "upload"
+    ]

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from companion_helpers import Refused, Rig, make_file, pair_phone, wait_for
+from companion_helpers import MemorySecrets, Refused, Rig, make_file, pair_phone, wait_for
 from fakeclock import FakeClock
 
 from weclaw_desktop.companion import EventKind, FileState, wire
@@ -203,8 +203,6 @@ async def test_offers_and_uploads_survive_a_restart(rig: Rig, tmp_path: Path) ->
 async def test_a_lost_keyring_ends_pairings_honestly(rig: Rig, tmp_path: Path) -> None:
     """If the master key is gone (keyring wiped), old pairings and offers cannot be opened: they end, and
     the service says so instead of failing on every request."""
-    from conftest import MemorySecrets
-
     phone = await rig.pair()
     transfer = await rig.service.send_files([make_file(tmp_path, "a.txt", 5)], device_id=phone.device_id)
     await rig.service.stop()

@@ -95,6 +95,9 @@ class Inbox:
 
     # --- declaring ------------------------------------------------------------------------------
     async def prepare(self, device_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        for idle in [s for s in self.uploads.values() if s.idle(self.clock())]:  # abandoned: free its reservation
+            self.uploads.pop(idle.id, None)
+            self._drop(idle, "the upload was interrupted for too long")
         items = body.get("files")
         if not isinstance(items, list) or not items:
             raise Problem("bad_request", "files must be a non-empty list.")

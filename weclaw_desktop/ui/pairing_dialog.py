@@ -215,6 +215,10 @@ class PairingDialog(QDialog):
         self.incoming.setWordWrap(True)
         self.incoming.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         root.addWidget(self.incoming)
+        self.no_keyring = QLabel()  # without a keyring the link's key lives for this run only
+        self.no_keyring.setWordWrap(True)
+        self.no_keyring.setStyleSheet("color: #9a6700;")
+        root.addWidget(self.no_keyring)
 
     def retranslate(self) -> None:
         self.setWindowTitle(tr("pairing.title"))
@@ -229,6 +233,8 @@ class PairingDialog(QDialog):
         self.devices.setHeaderLabels([tr("pairing.col.name"), tr("pairing.col.status"), tr("pairing.col.seen"), ""])
         self.empty.setText(tr("pairing.none"))
         self.incoming.setText(tr("pairing.incoming", path=str(self.service.incoming_dir)))
+        self.no_keyring.setText(tr("pairing.no_keyring"))
+        self.no_keyring.setVisible(self.service.opened and not self.service.keys_persistent)
         if self._hint is not None:
             self.hint.setText(str(self._hint))
         self._tick()
@@ -309,6 +315,7 @@ class PairingDialog(QDialog):
 
     # --- QR code ----------------------------------------------------------------------------------
     def _refresh_code(self) -> None:
+        self.no_keyring.setVisible(self.service.opened and not self.service.keys_persistent)
         on = self.service.running
         for w in (self.url, self.copy, self.new_code, self.expiry):
             w.setVisible(on)
