@@ -217,7 +217,7 @@ async function addOffer(o) {
     const key = o.offer + "/" + f.id;
     if (files.has(key)) continue;
     const rec = { key: key, offer: o.offer, id: f.id, name: f.name, size: f.size, mime: f.mime || "application/octet-stream",
-      records: f.records, fileKey: f.key, state: "waiting", have: 0, crc: 0, at: o.created_at || Date.now() / 1000,
+      records: f.records, fileKey: f.key, state: "waiting", have: 0, crc: null, at: o.created_at || Date.now() / 1000,
       want: false, reported: "", error: "" };
     files.set(key, rec);
     await saveFile(rec);
@@ -271,17 +271,16 @@ async function fetchFile(rec) {
   let tries = 0;
   try {
     while (rec.have < rec.records) {
-      let group = [], groupStart = rec.have, crc = rec.crc;
+      let group = [], groupStart = rec.have;
       const onRecord = async function (i, plain) {
         if (!group.length) groupStart = i;
         group.push(plain);
-        crc = crc32(crc, plain);
         showProgress(rec, i + 1);
         if (group.length === GROUP || i === rec.records - 1) {
-          const updated = Object.assign({}, rec, { have: i + 1, crc: crc });
+          const updated = Object.assign({}, rec, { have: i + 1 });
           await store.putChunk(rec.key, groupStart, new Blob(group), updated);
           group = [];
-          rec.have = i + 1; rec.crc = crc;
+          rec.have = i + 1;
         }
       };
       try {
@@ -303,14 +302,38 @@ async function fetchFile(rec) {
         if (!link) return;   // offline: the connection comes back and pump() resumes this file
       }
     }
-    rec.state = "ready"; rec.detail = ""; rec.want = false;
+    rec.state = "ready"; rec.detail = ""; rec.want = false; rec.crc = null;
     await saveFile(rec);
     blobs.set(rec.key, await store.fileBlob(rec.key, rec.mime));
     render();
     reportAcks();
+    checksums();
   } finally {
     busy.delete(rec.key);
   }
+}
+
+// CRC-32 for the ZIP, computed after a file is complete (off the download's path), a slice at a time.
+let summing = false;
+async function checksums() {
+  if (summing) return;
+  summing = true;
+  try {
+    for (;;) {
+      const rec = Array.from(files.values()).find(function (r) {
+        return (r.state === "ready" || r.state === "saved") && typeof r.crc !== "number";
+      });
+      if (!rec) return;
+      const blob = await blobOf(rec);
+      let crc = 0;
+      for (let off = 0; off < blob.size; off += 4 << 20) {
+        crc = crc32(crc, new Uint8Array(await blob.slice(off, off + (4 << 20)).arrayBuffer()));
+      }
+      rec.crc = crc;
+      await saveFile(rec);
+      renderIncoming();
+    }
+  } finally { summing = false; }
 }
 
 function showProgress(rec, have) {
@@ -561,7 +584,8 @@ function renderIncoming() {
   $("incoming-empty").hidden = recs.length > 0;
   const ready = readyToSave();
   const total = ready.reduce(function (n, r) { return n + r.size + 100 + r.name.length * 2; }, 22);
-  $("save-all-bar").hidden = ready.length < 2 || total > ZIP_LIMIT;
+  const summed = ready.every(function (r) { return typeof r.crc === "number"; });
+  $("save-all-bar").hidden = ready.length < 2 || total > ZIP_LIMIT || !summed;
   $("save-all").textContent = t("saveAll", { n: ready.length });
   $("save-all-hint").textContent = t("saveAllHint");
 }
@@ -634,6 +658,7 @@ async function start() {
   (await store.all("uploads")).forEach(function (u) { u.stored = !!u.blob; delete u.blob; uploads.set(u.id, u); });
   for (const u of uploads.values()) if (u.state === "uploading" && !u.stored && !heldFiles.has(u.id)) u.state = "needsFile";
   render();
+  checksums();
   sendPendingUnpair();
   const secret = proto.secretFromHash(location.hash);
   if (secret) {
