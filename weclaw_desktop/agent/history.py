@@ -32,11 +32,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from weclaw_desktop.agent import history_conversation
+from weclaw_desktop.agent import history_conversation, history_reasoning
 from weclaw_desktop.agent.chat_setup import ChatSetups
 from weclaw_desktop.agent.history_attachments import AttachmentRows
 from weclaw_desktop.agent.history_branches import Branches
 from weclaw_desktop.agent.history_conversation import CONVERSATION_COMPONENT
+from weclaw_desktop.agent.history_reasoning import REASONING_COMPONENT, parse_meta
 from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, StoredMessage, build_model_messages
 from weclaw_desktop.agent.usage import UsageRows
 from weclaw_desktop.i18n import Text
@@ -121,6 +122,7 @@ register_migrations(
         ),
     ],
 )
+history_reasoning.register()
 history_conversation.register()  # branches, chat setup, attachments, usage: after the base schema
 
 INTERRUPTED_TURN = "this turn did not finish: the app stopped, or its end could not be saved"
@@ -190,6 +192,7 @@ class HistoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         db.ensure(COMPONENT)
+        db.ensure(REASONING_COMPONENT)  # after the base schema: it adds columns to its messages table
         db.ensure(CONVERSATION_COMPONENT)
         self.branches = Branches(db)  # edits/regenerations; messages() returns the active branch
         self.chats = ChatSetups(db)  # per-chat provider, model, assistant, instructions, title source
@@ -410,26 +413,35 @@ class HistoryStore:
         *,
         status: str = "complete",
         refs: Mapping[str, tuple[str, str]] | None = None,
+        reasoning: str = "",
+        meta: dict[str, Any] | None = None,
     ) -> int:
         """The assistant message, and a ``running`` tool-call row for each of its calls (one transaction).
 
-        ``refs``: call id -> (tool, action) for the calls whose function is known.
+        ``refs``: call id -> (tool, action) for the calls whose function is known. ``reasoning`` and ``meta``
+        (a message's ``_meta`` without the reasoning text) are kept with it, so a resumed session sends what the
+        endpoint requires back (agent/history_reasoning.py).
         """
         calls = json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None
+        extra = {k: v for k, v in (meta or {}).items() if k != "reasoning"}
+        thought = (reasoning, json.dumps(extra, ensure_ascii=False) if extra else None)
         return await self.db.run(
-            self._insert_assistant, (session_id, run_id, round_no, text, calls, status), tool_calls, dict(refs or {})
+            self._insert_assistant,
+            (session_id, run_id, round_no, text, calls, status, *thought),
+            tool_calls,
+            dict(refs or {}),
         )
 
     def _insert_assistant(
         self, head: tuple[Any, ...], tool_calls: list[dict[str, Any]], refs: dict[str, tuple[str, str]]
     ) -> int:
-        session_id, run_id, round_no, text, calls, status = head
+        session_id, run_id, round_no, text, calls, status, reasoning, meta = head
         now = time.time()
         with self.db.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO messages(session_id, run_id, round, role, content, tool_calls, tool_call_id, status, "
-                "created_at) VALUES(?,?,?,?,?,?,?,?,?)",
-                (session_id, run_id, round_no, "assistant", text, calls, None, status, now),
+                "created_at, reasoning, meta) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (session_id, run_id, round_no, "assistant", text, calls, None, status, now, reasoning, meta),
             )
             for c in tool_calls:
                 fn = c.get("function") or {}
@@ -508,7 +520,7 @@ class HistoryStore:
         every stored message, edits and regenerations the user paged away from included (export)."""
         rows = await self.db.run(self.db.query, "SELECT * FROM messages WHERE session_id=? ORDER BY id", (session_id,))
         if not all_branches:
-            rows = self.branches.on_path(rows, await self.branches.active_runs(session_id))
+            rows = self.branches.on_path(rows, await self.branches.tree(session_id))
         return [
             StoredMessage(
                 id=r["id"],
@@ -520,6 +532,8 @@ class HistoryStore:
                 tool_call_id=r["tool_call_id"] or "",
                 status=r["status"],
                 created_at=r["created_at"],
+                reasoning=r["reasoning"] or "",
+                meta=parse_meta(r["meta"]),
             )
             for r in rows
         ]

@@ -151,14 +151,15 @@ class Branches:
         return {run: tree.info(run) for run in tree.active_path()}
 
     @staticmethod
-    def on_path(messages: Sequence[Any], path: Iterable[str]) -> list[Any]:
-        """``messages`` (rows or objects with a ``run_id``) of the turns on ``path``; rows of no turn are kept."""
-        keep = set(path)
+    def on_path(messages: Sequence[Any], tree: Tree) -> list[Any]:
+        """``messages`` (rows or objects with a ``run_id``) without those of turns off the active path; rows of no
+        turn (an empty or unknown run id) are kept."""
+        keep = set(tree.active_path())
 
         def run_of(m: Any) -> str:
             return str(m["run_id"] if not hasattr(m, "run_id") else m.run_id)
 
-        return [m for m in messages if not run_of(m) or run_of(m) in keep]
+        return [m for m in messages if run_of(m) not in tree.nodes or run_of(m) in keep]
 
     # --- writing ------------------------------------------------------------------------------------
     async def record(self, session_id: str, run_id: str, *, parent: str, kind: BranchKind) -> None:

@@ -22,6 +22,7 @@ cancelled, what happened is stored, and the CancelledError is re-raised; the ses
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import uuid
@@ -145,6 +146,7 @@ class _Turn:
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
+        self.partial_reasoning: list[str] = []  # thinking streamed in the current round
         self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
@@ -243,15 +245,22 @@ class _Turn:
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent))
         prompt = compose_prompt(system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir), self.plan)
         self.messages = [{"role": "system", "content": prompt}, *history]
+        withheld = await self._tools_withheld()
 
         while self.round_no < self.opts.max_rounds:
             self.round_no += 1
-            rnd = self._expose(exposure)
+            rnd = self._expose(exposure, withheld=withheld)
             self.partial = []
+            self.partial_reasoning = []
             t0 = time.perf_counter()
             try:
                 completion = await self.provider.stream(
-                    self.messages, list(rnd.schemas), on_text=self._on_text, params=self.plan.params
+                    self.messages,
+                    list(rnd.schemas),
+                    on_text=self._on_text,
+                    on_reasoning=self._on_reasoning,
+                    on_retract=self._on_retract,
+                    params=self.plan.params,
                 )
             except ProviderError as exc:
                 return await self._provider_failed(exc)
@@ -263,20 +272,35 @@ class _Turn:
             calls = completion.tool_calls
             for c in calls:
                 c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
-            call_dicts = [c.as_message() for c in calls]
+            completion.reasoning = clean_text(completion.reasoning)
+            assistant = (
+                completion.message()
+            )  # with its reasoning and opaque fields (the provider decides what goes back)
+            call_dicts = list(assistant.get("tool_calls") or [])
             refs = {c.id: (ref.tool, ref.action) for c in calls if (ref := loop.registry.resolve(c.name))}
             await self.durable(
                 loop.history.add_assistant(
-                    self.session_id, self.run_id, self.round_no, completion.text, call_dicts, refs=refs
+                    self.session_id,
+                    self.run_id,
+                    self.round_no,
+                    completion.text,
+                    call_dicts,
+                    refs=refs,
+                    reasoning=completion.reasoning,
+                    meta=completion.meta(),
                 )
             )
             self.partial = []
+            self.partial_reasoning = []
             self.open_calls = {c.id: c for c in calls}
-            assistant: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
-            if call_dicts:
-                assistant["tool_calls"] = call_dicts
             self.messages.append(assistant)
-            self.emit(ev.AssistantMessage, text=completion.text, tool_calls=call_dicts)
+            self.emit(
+                ev.AssistantMessage,
+                text=completion.text,
+                tool_calls=call_dicts,
+                reasoning=completion.reasoning,
+                reasoning_ms=completion.reasoning_ms,
+            )
             if not calls:
                 message = "" if completion.text else "The model returned an empty answer."
                 return self._done("completed", text=completion.text, message=message)
@@ -315,13 +339,53 @@ class _Turn:
         self.partial.append(piece)
         self.emit(ev.TextDelta, text=piece)
 
+    # --- reasoning models (see agent/provider/) --------------------------------------------------------
+    def _on_reasoning(self, piece: str) -> None:
+        piece = clean_text(piece)  # lone surrogates show as U+FFFD (a pair split across deltas shows two)
+        self.partial_reasoning.append(piece)
+        self.emit(ev.ReasoningDelta, text=piece)
+
+    def _on_retract(self, text: str) -> None:
+        """Streamed answer text was thinking (an implicit ``<think>``): it moves to the reasoning."""
+        self.partial = []
+        if text:
+            self.partial_reasoning.append(text)
+        self.emit(ev.ReasoningRetracted, text=text)
+
+    async def _tools_withheld(self) -> bool:
+        """Whether the model is marked as not supporting tools (then none are offered, and the user is told)."""
+        provider = self.provider  # the chat's own (TurnPlan), else the loop's
+        try:
+            caps = await provider.capabilities()
+        except Exception:  # capabilities are advice: never let them break a turn
+            log.exception("could not resolve the capabilities of %s", provider.config.model)
+            return False
+        if not caps.tools_withheld:
+            return False
+        who = {"you": "in Settings", "endpoint": "by the endpoint", "profile": "by the provider profile"}
+        reason = (
+            f"The model '{caps.model}' is marked as not supporting tools ({who.get(caps.source('tools'), '')}), "
+            "so no tools are offered: it can answer, but not act. Choose a model with tool calling, or change its "
+            "capabilities in Settings."
+        )
+        self.emit(ev.ToolsWithheld, model=caps.model, reason=reason)
+        return True
+
+    @staticmethod
+    def _without_tools(rnd: Exposure) -> Exposure:
+        """The round's offer for a model without tools: nothing (a call it makes anyway is refused as not offered)."""
+        dropped = {**rnd.dropped, **dict.fromkeys(rnd.tools, "the model does not support tools")}
+        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, tier="withheld")
+
     # --- exposure -----------------------------------------------------------------------------------
-    def _expose(self, exposure: TurnExposure) -> Exposure:
+    def _expose(self, exposure: TurnExposure, *, withheld: bool = False) -> Exposure:
         """The round's offer: the one exposure computation, with this turn's circuit breaker and routing."""
         registry = self.loop.registry
         blocked = turn_extras.outside_assistant(registry, self.plan)
         blocked.update({tool: self._circuit_open(tool) for tool in self.breaker.open})
         rnd = self.loop.dispatcher.exposure.compute(exposure, blocked=blocked, schemas=True)
+        if withheld:
+            rnd = self._without_tools(rnd)
         hidden = {t: [d.code.value for d in ds] for t, ds in rnd.hidden.items()}
         log.info(
             "round %d run=%s registered=%d visible=%d hidden=%d %s routed(%s)=%d %s sent=%d functions %s%s",
@@ -512,10 +576,11 @@ class _Turn:
     # --- failure paths --------------------------------------------------------------------------------
     async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
         partial = "".join(self.partial) or exc.partial
-        if partial:
+        thought = "".join(self.partial_reasoning) or exc.partial_reasoning
+        if partial or thought:
             await self.durable(
                 self.loop.history.add_assistant(
-                    self.session_id, self.run_id, self.round_no, partial, [], status="partial"
+                    self.session_id, self.run_id, self.round_no, partial, [], status="partial", reasoning=thought
                 )
             )
         self.emit(ev.ErrorOccurred, message=exc.message, kind=exc.kind, retryable=exc.retryable)
@@ -533,11 +598,12 @@ class _Turn:
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
         partial = "".join(self.partial)
+        thought = "".join(self.partial_reasoning)
         message = "Stopped by the user."
         try:
-            if partial:
+            if partial or thought:
                 await self.loop.history.add_assistant(
-                    self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
+                    self.session_id, self.run_id, self.round_no, partial, [], status="cancelled", reasoning=thought
                 )
             await self._close_open_calls(
                 "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED

@@ -21,7 +21,7 @@ from weclaw_desktop.agent import model_caps, titles
 from weclaw_desktop.agent.chat_setup import ChatSetup, TitleSource
 from weclaw_desktop.agent.history_branches import BranchInfo, BranchKind
 from weclaw_desktop.agent.model_caps import Caps
-from weclaw_desktop.agent.provider import Provider, ProviderConfig
+from weclaw_desktop.agent.provider import Capabilities, Provider, ProviderConfig, StreamTimeouts, ThinkingChoice
 from weclaw_desktop.agent.turn_plan import TurnPlan, prompt_extra
 from weclaw_desktop.agent.usage import Price, UsageRow, UsageSum, price_for, summarize
 from weclaw_desktop.attachments import Attachment
@@ -74,6 +74,9 @@ class ChatFeatures:
             timeout_s=p.timeout_s,
             max_retries=p.max_retries,
             preset=p.preset,
+            timeouts=StreamTimeouts(p.connect_timeout_s, p.first_token_timeout_s, p.idle_timeout_s),
+            thinking=ThinkingChoice(p.thinking, p.reasoning_effort),
+            capabilities={name: Capabilities(**c.model_dump()) for name, c in p.capabilities.items()},
         )
 
     def api_key(self, entry: ProviderSettings | None = None) -> str | None:

@@ -97,15 +97,15 @@ class ProviderListPage(QWidget):
         self.retranslate()
 
     def retranslate(self) -> None:
-        self.config_label.setText(tr("providers.config"))
-        self.add_button.setText(tr("providers.add"))
-        self.rename_button.setText(tr("providers.rename"))
-        self.delete_button.setText(tr("providers.delete"))
-        self.is_default.setText(tr("providers.default"))
-        self.models_title.setText(tr("providers.models"))
-        self.table.setHorizontalHeaderLabels([tr(f"providers.col.{c}") for c in COLUMNS])
-        self.price_hint.setText(tr("providers.price_hint"))
-        self.add_model.setText(tr("providers.add_model"))
+        self.config_label.setText(tr("configs.config"))
+        self.add_button.setText(tr("configs.add"))
+        self.rename_button.setText(tr("configs.rename"))
+        self.delete_button.setText(tr("configs.delete"))
+        self.is_default.setText(tr("configs.default"))
+        self.models_title.setText(tr("configs.models"))
+        self.table.setHorizontalHeaderLabels([tr(f"configs.col.{c}") for c in COLUMNS])
+        self.price_hint.setText(tr("configs.price_hint"))
+        self.add_model.setText(tr("configs.add_model"))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -163,8 +163,8 @@ class ProviderListPage(QWidget):
     # --- configurations -------------------------------------------------------------------------------
     def _ask_name(self, rename: bool = False) -> None:
         dialog = QInputDialog(self)
-        dialog.setWindowTitle(tr("providers.rename") if rename else tr("providers.add"))
-        dialog.setLabelText(tr("providers.name"))
+        dialog.setWindowTitle(tr("configs.rename") if rename else tr("configs.add"))
+        dialog.setLabelText(tr("configs.name"))
         dialog.setTextValue(self.entry.name if rename else "")
         dialog.textValueSelected.connect(lambda text: self.rename(text) if rename else self.add(text))
         self.dialog = dialog
@@ -234,7 +234,7 @@ class ProviderListPage(QWidget):
             ):
                 item = QTableWidgetItem("" if value is None else f"{value:g}")
                 if value is None and shown is not None:
-                    item.setToolTip(tr("providers.published", price=f"{shown:g}"))
+                    item.setToolTip(tr("configs.published", price=f"{shown:g}"))
                     item.setForeground(self.palette().placeholderText())
                     item.setText(f"{shown:g}")
                     item.setData(Qt.ItemDataRole.UserRole, "published")
