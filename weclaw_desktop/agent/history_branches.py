@@ -14,7 +14,7 @@ among its siblings ("< 2/3 >": edits), the answer through the siblings with the 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
