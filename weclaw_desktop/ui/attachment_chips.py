@@ -94,7 +94,7 @@ class AttachmentChip(QFrame):
             self.setToolTip(self.name)
             self.thumb.setPixmap(icons.pixmap("paperclip", 16, c.muted))
             return
-        self.label.setText(f"{self._short(att.name)} · {size_text(att.size)}")
+        self.label.setText(f"{self._short(att.name)} · {shown_size(att.size)}")
         lines = [att.name, att.path]
         if att.kind == "image":
             self.mark.setText("")
@@ -147,6 +147,11 @@ class ChipRow(QWidget):
         for chip in self.chips:
             layout.addWidget(chip)
         layout.addStretch(1)
+
+
+def shown_size(n: int) -> str:
+    """A size for people: "1.2 MB", "34 KB", "12 bytes" / "12 字节"."""
+    return size_text(n) if n >= 1024 else tr("unit.bytes", n=n)
 
 
 def display_path(path: str) -> str:
