@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
@@ -74,7 +73,7 @@ def test_collisions_across_servers_are_refused_and_the_rest_kept() -> None:
     ]
 
 
-def test_sanitised_schema_inlines_refs_and_closes_objects() -> None:
+def test_sanitised_schema_inlines_refs_and_keeps_the_servers_openness() -> None:
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Args",
@@ -89,20 +88,40 @@ def test_sanitised_schema_inlines_refs_and_closes_objects() -> None:
     assert sanitize(schema) == {
         "type": "object",
         "properties": {
-            "at": {
-                "type": "object",
-                "properties": {"x": {"type": "number"}},
-                "additionalProperties": False,
-                "description": "where",
-            },
+            # as the server wrote it: an object that does not say it is closed is not closed here either
+            "at": {"type": "object", "properties": {"x": {"type": "number"}}, "description": "where"},
             "tags": {"type": "object", "additionalProperties": {"type": "string"}},  # a map stays a map
         },
         "required": ["at"],
-        "additionalProperties": False,
+        "additionalProperties": False,  # the root: the dispatcher refuses arguments the server does not name
     }
     recursive = {"type": "object", "properties": {"node": {"$ref": "#"}}}
-    assert json.dumps(sanitize(recursive)).count('"node"') > 3  # unrolled to a limit, no endless loop
+    assert sanitize(recursive) == {
+        "type": "object",
+        "properties": {
+            "node": {
+                "type": "object",
+                "description": "(recursive: the same structure as the whole arguments object; "
+                "its inner levels are not spelled out here)",
+            }
+        },
+        "additionalProperties": False,
+    }
     assert sanitize("not a schema") == {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def test_a_root_that_allows_more_arguments_accepts_them() -> None:
+    model = params_model("Free", {"type": "object", "additionalProperties": True})
+    assert model.model_json_schema() == {"type": "object", "additionalProperties": True, "properties": {}}
+    params = model.model_validate({"anything": 1, "nested": {"a": [1]}})
+    assert params.arguments() == {"anything": 1, "nested": {"a": [1]}}
+    typed = params_model(
+        "Typed",
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+    )
+    assert typed.model_validate({"a": 1, "b": "x"}).arguments() == {"a": 1, "b": "x"}
+    with pytest.raises(Exception, match="is not of type 'string'"):
+        typed.model_validate({"a": 1, "b": 2})
 
 
 def test_params_model_validates_with_the_server_schema() -> None:

@@ -190,6 +190,12 @@ class ExposurePlanner:
                     candidates.discard(tool)
                     continue
                 tool_names = [d["function"]["name"] for d in tool_defs]
+                for fn in registry.functions_of(tool):  # a function whose schema cannot be sent: hidden alone
+                    problem = registry.schema_problem(fn)
+                    if problem is not None and fn not in hidden_functions:
+                        hidden_functions[fn] = (
+                            Diagnostic.of(Code.SCHEMA_INVALID, "schema", "schema", problem=problem),
+                        )
             elif hidden_functions:
                 tool_names = [f for f in registry.functions_of(tool) if f not in hidden_functions]
             else:
