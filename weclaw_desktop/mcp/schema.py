@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import keyword
 import logging
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
@@ -123,8 +123,8 @@ def params_model(model_name: str, schema: Any) -> type[McpParams]:
         )
         default: Any = ... if prop in required else None
         fields[fname] = (Any, Field(default, alias=prop, description=description))
-    base = McpOpenParams if _open_root(original) else McpParams
-    model: type[McpParams] = create_model(model_name, __base__=base, **fields)
+    base: type[McpParams] = McpOpenParams if _open_root(original) else McpParams
+    model = cast(type[McpParams], create_model(model_name, __base__=base, **fields))
     model.mcp_schema = original
     model.mcp_sanitized = sanitized
     model.mcp_validator = cls(original, format_checker=cls.FORMAT_CHECKER)
