@@ -147,7 +147,7 @@ async def test_test_button_lists_the_tools_of_the_server_as_typed(
     assert result.ok, result.message
     items = [page.tools_list.item(i).text() for i in range(page.tools_list.count())]
     assert items[:3] == ["mcp_server1_add", "mcp_server1_env_digest", "mcp_server1_fail_with_env"]
-    assert items[-1].startswith("⚠ tool 'dup_name' of MCP server 'server1' is skipped")
+    assert items[-1].startswith("⚠ tool 'broken_schema' of MCP server 'server1' is skipped")
     assert page.status_label.text() == f"Connected to weclaw-test: {len(result.tools)} tools."
     assert outcomes == [(True, page.status_label.text())] and page.test_button.isEnabled()
     assert SecretStore().get(secret_key("server1", "header", "X-Api-Key")) is None  # nothing stored by a test

@@ -1,4 +1,4 @@
-"""#15 item 1: every mcp_servers entry is checked on its own. A bad one (legacy "sse", a name over 32
+"""#15 item 1: every mcp_servers entry is checked on its own. A bad one (an unknown transport, a name over 32
 characters, no command, not even an object, a second server of the same name) is kept exactly as
 written, never started, shown with its error on the MCP page, in ``weclaw doctor`` and in the window's
 notice; the provider and every other server are untouched; saving keeps the bad entry's JSON until the
@@ -16,7 +16,7 @@ from settings_support import read_json, user_file, write_settings
 from weclaw_desktop.settings import ProblemKind, SettingsStore
 from weclaw_desktop.ui.mcp_page import McpPage
 
-SSE = {"name": "legacy", "transport": "sse", "url": "https://old.example.com/sse", "future_flag": 1}
+SSE = {"name": "legacy", "transport": "websocket", "url": "https://old.example.com/ws", "future_flag": 1}
 LONG = {"name": "a-server-name-that-is-longer-than-32", "command": "npx", "args": ["-y", "x"]}
 NO_COMMAND = {"name": "nocmd", "args": ["--stdio"]}
 TWIN = {"name": "time", "command": "other"}
@@ -39,7 +39,7 @@ def test_a_bad_entry_keeps_the_provider_and_every_other_server() -> None:
     assert s.mcp_servers[1].trusted is True
     bad = {e.index: e for e in s.mcp_invalid}
     assert sorted(bad) == [1, 3, 4, 5, 6]
-    assert "transport" in bad[1].error and "'stdio' or 'http'" in bad[1].error
+    assert "transport" in bad[1].error and "'stdio', 'http' or 'sse'" in bad[1].error
     assert "name" in bad[3].error and bad[3].name == LONG["name"]
     assert "no command is set" in bad[4].error
     assert "must be an object" in bad[5].error
@@ -97,10 +97,10 @@ def test_the_page_shows_bad_entries_as_rows_with_their_error(qtbot: Any, memory_
     page = _page(qtbot, store)
     rows = [page.server_list.item(i).text() for i in range(page.server_list.count())]
     assert rows == ["time", "⚠ legacy", "web", f"⚠ {LONG['name']}", "⚠ nocmd", "⚠ (no name)", "⚠ time"]
-    assert "'stdio' or 'http'" in page.server_list.item(1).toolTip()
+    assert "'stdio', 'http' or 'sse'" in page.server_list.item(1).toolTip()
     page.server_list.setCurrentRow(1)
     assert page.status_label.text().startswith("⚠ This entry cannot be used")
-    assert page.url_edit.text() == "https://old.example.com/sse"  # what could be read is in the form
+    assert page.url_edit.text() == "https://old.example.com/ws"  # what could be read is in the form
     page.server_list.setCurrentRow(3)
     assert page.name_edit.text() == LONG["name"]  # shown as written, not cut
     assert page.problems() == []  # untouched bad entries do not block saving the others
@@ -169,7 +169,7 @@ async def test_doctor_prints_each_bad_entry_and_fails(
     assert code == 1
     fails = [line for line in lines if line.startswith("FAIL")]
     assert len(fails) == 5 and all("mcp_servers[" in line for line in fails)
-    assert any("legacy" in line and "'stdio' or 'http'" in line for line in fails)
+    assert any("legacy" in line and "'stdio', 'http' or 'sse'" in line for line in fails)
     assert any("the file as it was is kept in" in line for line in lines)
     endpoint = next(line for line in out.splitlines() if "endpoint" in line)
     assert endpoint.startswith("OK")  # the provider survived: doctor reached it

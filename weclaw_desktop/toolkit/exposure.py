@@ -151,7 +151,8 @@ class ExposurePlanner:
         schemas: bool = False,
     ) -> Exposure:
         """Visible -> routed -> capped. ``router`` None offers every visible tool (mode "all");
-        ``blocked`` hides tools for this turn with the given diagnostic (the circuit breaker);
+        ``blocked`` hides tools or single functions for this turn with the given diagnostic (the circuit
+        breaker);
         ``schemas`` builds the OpenAI definitions (imports the offered tools' modules; a model round needs
         them, the panel and the CLI listings do not)."""
         registry = self.registry
@@ -159,9 +160,12 @@ class ExposurePlanner:
         hidden: dict[str, tuple[Diagnostic, ...]] = {t: tuple(ds) for t, ds in planned.hidden.items()}
         hidden_functions = {f: tuple(ds) for f, ds in planned.hidden_functions.items()}
         visible = planned.visible
-        if blocked:
+        if blocked:  # tools, or single functions (of a dynamic tool, whose functions fail independently)
             visible = [t for t in visible if t not in blocked]
             hidden.update((t, (d,)) for t, d in blocked.items() if t in planned.visible)
+            hidden_functions.update(
+                (f, (d,)) for f, d in blocked.items() if f not in planned.visible and registry.resolve(f) is not None
+            )
         routing = (router or EveryVisible(registry)).for_round(list(visible))
         cap = self.max_functions
         offered: list[str] = []
