@@ -7,6 +7,7 @@ registered for redaction, handed to the transport and never logged or stored any
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -52,3 +53,8 @@ def resolve(settings: McpServerSettings, store: SecretStore) -> Resolved:
 def settings_problem(settings: McpServerSettings) -> str | None:
     """Why these settings cannot work (said before anything starts), or None."""
     return entry_problem(settings)
+
+
+def working_dir(settings: McpServerSettings) -> str | None:
+    """The folder a stdio server starts in (``~`` expanded), or None for WeClaw's own."""
+    return os.path.expanduser(settings.cwd) if settings.cwd else None

@@ -80,6 +80,7 @@ class McpServerSettings(_Section):
     )
     command: str = ""
     args: list[str] = Field(default_factory=list)
+    cwd: str = Field(default="", description="working folder of a stdio server; '' = WeClaw's")
     env: dict[str, str] = Field(default_factory=dict, description="plain environment values")
     secret_env: list[str] = Field(default_factory=list, description="env names whose values are in the keyring")
     url: str = ""
