@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from weclaw_desktop.secrets import SecretStore
@@ -58,3 +59,8 @@ def settings_problem(settings: McpServerSettings) -> str | None:
 def working_dir(settings: McpServerSettings) -> str | None:
     """The folder a stdio server starts in (``~`` expanded), or None for WeClaw's own."""
     return os.path.expanduser(settings.cwd) if settings.cwd else None
+
+
+def roots_of(allowed: list[str]) -> list[Path]:
+    """The folders servers are told they may work in: the file tools' allowed roots ([] = the home folder)."""
+    return [Path(r).expanduser() for r in allowed] if allowed else [Path.home()]

@@ -6,8 +6,9 @@
 Which values are secrets is a rule declared as data (:data:`SECRET_NAME_PARTS`, :data:`SECRET_VALUE_PREFIXES`,
 :data:`SECRET_HEADERS`): a name with a part such as ``token``/``key``/``secret``/``password``/
 ``authorization``, or a value that looks like a credential. The preview (CLI or the MCP page) shows the
-guess and the user can flip any value (:meth:`ImportedServer.set_secret`). :func:`apply_plan` moves the
-secret values to the keyring, never into settings.json, and adds the servers through the settings store.
+guess and the user can flip any value (:meth:`ImportedServer.set_secret`). :func:`store_secrets` moves the
+secret values to the keyring (never into settings.json; without a usable keyring it refuses rather than
+keep them for one session) and :func:`apply_plan` adds the servers through the settings store.
 
 :func:`export_config` writes the same format back (``mcpServers``), WeClaw's own fields under a
 ``weclaw`` key (trust, keywords, approval modes) so an export imports back as it was; secret values are
@@ -327,17 +328,27 @@ def _one(label: str, entry: dict[str, Any], taken: set[str]) -> ImportedServer:
     return server
 
 
-def apply_plan(
-    plan: ImportPlan, settings: Settings, secrets: SecretStore, *, only: Iterable[str] | None = None
-) -> list[str]:
-    """Add (or replace) the plan's servers in ``settings`` and put their secrets in the keyring.
+def store_secrets(plan: ImportPlan, secrets: SecretStore, *, only: Iterable[str] | None = None) -> list[str]:
+    """Put the plan's secret values in the keyring; returns the entries that could not be kept there
+    (no usable keyring: they are removed again, so nothing pretends to be stored)."""
+    failed: list[str] = []
+    stored: list[str] = []
+    for server in plan.servers:
+        if only is not None and server.name not in set(only):
+            continue
+        for key, value in server.secrets().items():
+            (stored if secrets.set(key, value) else failed).append(key)
+    if failed:
+        for key in stored + failed:
+            secrets.delete(key)
+    return failed
 
-    Call it inside ``store.update`` so the file is written once, atomically. Returns the names added."""
+
+def apply_plan(plan: ImportPlan, settings: Settings, *, only: Iterable[str] | None = None) -> list[str]:
+    """Add (or replace) the plan's servers in ``settings`` (call it inside ``store.update``, after
+    :func:`store_secrets`). Returns the names added."""
     chosen = [s for s in plan.servers if only is None or s.name in set(only)]
     names = {s.name for s in chosen}
-    for server in chosen:
-        for key, value in server.secrets().items():
-            secrets.set(key, value)
     kept = [s for s in settings.mcp_servers if s.name not in names]
     settings.mcp_servers = kept + [s.settings.model_copy(deep=True) for s in chosen]
     return [s.name for s in chosen]

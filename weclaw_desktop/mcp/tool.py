@@ -26,6 +26,13 @@ from weclaw_desktop.mcp.annotations import meaning
 from weclaw_desktop.mcp.connection import CallTimeoutError, McpConnection, ServerState, ServerUnavailableError
 from weclaw_desktop.mcp.convert import convert_result
 from weclaw_desktop.mcp.names import assign_names, tool_name
+from weclaw_desktop.mcp.resources import (
+    RESOURCE_ACTION,
+    RESOURCE_ACTION_FALLBACK,
+    ReadResourceParams,
+    describe,
+    read_for_model,
+)
 from weclaw_desktop.mcp.schema import McpParams, SchemaProblem, params_model
 from weclaw_desktop.toolkit.base import ActionDef, BaseTool, Risk, ToolContext, ToolError, ToolResult, ToolStatus
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
@@ -48,6 +55,7 @@ class McpTool(BaseTool):
         self.problems: list[str] = []  # server tools that were refused, and why
         self.switched_off: list[str] = []  # server tools the user denied (tool_approval "deny")
         self.effects: dict[str, tuple[str, ...]] = {}  # action -> effects its annotations declare
+        self._reader = ""  # the action name of read_resource ('' when the server has no resources)
 
     @property
     def server(self) -> str:
@@ -105,6 +113,9 @@ class McpTool(BaseTool):
             )
             originals[item.action] = item.original
             effects[item.action] = means.effects
+        reader = self._resource_action(settings.trusted, {a.name for a in actions})
+        if reader is not None:
+            actions.append(reader)
         for problem in problems:
             if problem not in self.problems:
                 log.warning("%s", problem)
@@ -119,6 +130,23 @@ class McpTool(BaseTool):
             text = text[: MAX_DESCRIPTION - 1] + "…"
         about = "".join(f", {label}" for label in labels)
         return f"{text} (MCP server '{self.server}'{about})"
+
+    def _resource_action(self, trusted: bool, taken: set[str]) -> ActionDef | None:
+        """``read_resource`` when the server has resources (never hiding a server tool of that name)."""
+        conn = self.connection
+        if conn.capabilities is None or conn.capabilities.resources is None:
+            self._reader = ""
+            return None
+        self._reader = RESOURCE_ACTION if RESOURCE_ACTION not in taken else RESOURCE_ACTION_FALLBACK
+        read_only = types.Tool(
+            name=self._reader, input_schema={}, annotations=types.ToolAnnotations(read_only_hint=True)
+        )
+        return ActionDef(
+            name=self._reader,
+            description=describe(self.server, conn.resources, conn.templates),
+            params=ReadResourceParams,
+            risk=meaning(read_only, trusted=trusted).risk,
+        )
 
     def original_name(self, action: str) -> str | None:
         """The server's own name of the tool behind ``action``."""
@@ -177,6 +205,12 @@ class McpTool(BaseTool):
 
     # --- calls ----------------------------------------------------------------------------------
     async def execute(self, action_name: str, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        if action_name == self._reader and isinstance(params, ReadResourceParams):
+            try:
+                found = await self.connection.read_resource(params.uri)
+            except ServerUnavailableError as exc:
+                return ToolResult.fail(redact(str(exc)))
+            return await read_for_model(found, label=f"{self.server}.resource", outputs_dir=ctx.outputs_dir)
         original = self._originals.get(action_name)
         if original is None:
             raise ToolError(f"MCP server '{self.server}' no longer offers '{action_name}'. Use another tool.")
