@@ -132,3 +132,90 @@ def http_calls(http_server: tuple[str, Path]) -> Callable[[], list[str]]:
     path = http_server[1]
     before = len(path.read_text(encoding="utf-8").split()) if path.exists() else 0
     return lambda: (path.read_text(encoding="utf-8").split() if path.exists() else [])[before:]
+
+
+# --- the reference servers (installed by scripts/setup.sh --test) and our SDK server ---------------------
+SDK_SERVER = HERE / "sdk_server.py"
+SERVERS = HERE / "servers"  # npm installs @modelcontextprotocol/server-everything here (git-ignored)
+EVERYTHING = SERVERS / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+INSTALL_HINT = "run scripts/setup.sh --test (npm install in tests/mcp/servers; pip install mcp-server-time mcp-server-git)"
+
+
+def need(what: str, present: bool) -> None:
+    """Skip with a clear reason when a reference server is not installed; in CI it must be (fail)."""
+    if present:
+        return
+    message = f"{what} is not installed: {INSTALL_HINT}"
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must install the reference servers: {message}")
+    pytest.skip(message)
+
+
+def have_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+@pytest.fixture
+def everything_js() -> Path:
+    import shutil
+
+    need("@modelcontextprotocol/server-everything (and node)", EVERYTHING.exists() and shutil.which("node") is not None)
+    return EVERYTHING
+
+
+def start_server(argv: list[str], port: int, folder: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start a server process listening on 127.0.0.1:``port`` and wait until it accepts connections."""
+    log = folder / f"server-{port}.log"
+    with open(log, "w") as errfile:
+        proc = subprocess.Popen(argv, env={**os.environ, **(env or {})}, stdout=errfile, stderr=errfile)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError(f"server {argv} did not start: {log.read_text()}") from None
+            time.sleep(0.05)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture
+def sdk_settings(calls_file: Path) -> Callable[..., McpServerSettings]:
+    """Settings for our SDK server over stdio (calls recorded in ``calls_file`` with their arguments)."""
+
+    def make(name: str = "sdk", **extra: Any) -> McpServerSettings:
+        env = {"WECLAW_TEST_CALLS": str(calls_file), **extra.pop("env", {})}
+        return McpServerSettings(
+            name=name, transport="stdio", command=sys.executable, args=[str(SDK_SERVER)], env=env, **extra
+        )
+
+    return make
+
+
+@pytest.fixture
+def sdk_calls(calls_file: Path) -> Callable[[], list[tuple[str, dict[str, Any]]]]:
+    """(tool, arguments) of every call our SDK server received so far."""
+    import json
+
+    def read() -> list[tuple[str, dict[str, Any]]]:
+        if not calls_file.exists():
+            return []
+        out = []
+        for line in calls_file.read_text(encoding="utf-8").splitlines():
+            name, _, args = line.partition(" ")
+            out.append((name, json.loads(args) if args else {}))
+        return out
+
+    return read

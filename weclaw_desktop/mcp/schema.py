@@ -54,6 +54,11 @@ class McpParams(BaseModel):
         """The sanitised server schema (what the model is shown), not pydantic's view of the fields."""
         return copy.deepcopy(cls.mcp_sanitized)
 
+    @classmethod
+    def weclaw_parameters(cls) -> dict[str, Any]:
+        """The schema the one pipeline prepared from the server's (``toolkit.schema.openai_parameters``)."""
+        return copy.deepcopy(cls.mcp_sanitized)
+
     @model_validator(mode="before")
     @classmethod
     def _check_schema(cls, data: Any) -> Any:

@@ -67,7 +67,16 @@ class SchemaProblem(ValueError):
 
 
 def openai_parameters(model: type[BaseModel]) -> dict[str, Any]:
-    """A built-in action's parameters: its pydantic model through :func:`prepare`, every object closed."""
+    """A built-in action's parameters: its pydantic model through :func:`prepare`, every object closed.
+
+    A model built from someone else's JSON Schema (an MCP server's) has that schema prepared already, as
+    written (``close_objects=False``); it hands it over through a ``weclaw_parameters()`` classmethod, so
+    its free-form objects are not closed a second time here."""
+    own = getattr(model, "weclaw_parameters", None)
+    if callable(own):
+        prepared = own()
+        check(prepared)
+        return dict(prepared)
     return prepare(model.model_json_schema(mode="validation"), close_objects=True)
 
 
