@@ -52,7 +52,9 @@ OBJ: dict[str, Any] = {"type": "object"}
 
 
 def _tool(name: str, description: str, schema: dict[str, Any] | None = None, **extra: Any) -> types.Tool:
-    return types.Tool(name=name, description=description, input_schema=schema or {"type": "object", "properties": {}}, **extra)
+    return types.Tool(
+        name=name, description=description, input_schema=schema or {"type": "object", "properties": {}}, **extra
+    )
 
 
 TOOLS = [
@@ -69,13 +71,24 @@ TOOLS = [
         {"type": "object", "properties": {"commit": {"type": "string"}}, "required": ["commit"]},
         annotations=types.ToolAnnotations(destructive_hint=True),
     ),
-    _tool("lookup", "Look a word up.", {"type": "object", "properties": {"word": {"type": "string"}}},
-          annotations=types.ToolAnnotations(read_only_hint=True)),
-    _tool("fetch_page", "Fetch a web page.", {"type": "object", "properties": {"url": {"type": "string"}}},
-          annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True)),
+    _tool(
+        "lookup",
+        "Look a word up.",
+        {"type": "object", "properties": {"word": {"type": "string"}}},
+        annotations=types.ToolAnnotations(read_only_hint=True),
+    ),
+    _tool(
+        "fetch_page",
+        "Fetch a web page.",
+        {"type": "object", "properties": {"url": {"type": "string"}}},
+        annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=True),
+    ),
     _tool("ask_user", "Ask the user for their details (elicitation)."),
-    _tool("summarize", "Summarise a text with the client's model (sampling).",
-          {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    _tool(
+        "summarize",
+        "Summarise a text with the client's model (sampling).",
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    ),
     _tool("where", "The folders the client allows (roots)."),
     _tool("shout_log", "Send a warning log message."),
     _tool("snapshot", "A screenshot, also inside the structured content."),
@@ -135,13 +148,19 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
     if name == "summarize":
         try:
             result = await session.create_message(
-                [types.SamplingMessage(role="user", content=types.TextContent(type="text", text=f"Summarise: {args['text']}"))],
+                [
+                    types.SamplingMessage(
+                        role="user", content=types.TextContent(type="text", text=f"Summarise: {args['text']}")
+                    )
+                ],
                 max_tokens=50,
                 system_prompt="You write one-line summaries.",
                 related_request_id=ctx.request_id,
             )
         except Exception as exc:  # the client declined
-            return types.CallToolResult(content=[types.TextContent(type="text", text=f"sampling refused: {exc}")], is_error=True)
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"sampling refused: {exc}")], is_error=True
+            )
         content = result.content
         return text(f"summary by {result.model}: {getattr(content, 'text', '')}")
     if name == "where":
@@ -163,7 +182,9 @@ async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Call
 async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
     return types.ListResourcesResult(
         resources=[
-            types.Resource(uri="note://readme", name="readme", description="How to use this server", mime_type="text/plain"),
+            types.Resource(
+                uri="note://readme", name="readme", description="How to use this server", mime_type="text/plain"
+            ),
             types.Resource(uri="note://logo", name="logo", mime_type="image/png"),
         ]
     )
@@ -171,7 +192,9 @@ async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
 
 async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
     return types.ListResourceTemplatesResult(
-        resource_templates=[types.ResourceTemplate(uri_template="note://items/{id}", name="item", description="One item")]
+        resource_templates=[
+            types.ResourceTemplate(uri_template="note://items/{id}", name="item", description="One item")
+        ]
     )
 
 
@@ -179,7 +202,9 @@ async def read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> ty
     uri = str(params.uri)
     record("read_resource", {"uri": uri})
     if uri == "note://readme":
-        contents: list[Any] = [types.TextResourceContents(uri=uri, text="Call lookup to look words up.", mime_type="text/plain")]
+        contents: list[Any] = [
+            types.TextResourceContents(uri=uri, text="Call lookup to look words up.", mime_type="text/plain")
+        ]
     elif uri == "note://logo":
         contents = [types.BlobResourceContents(uri=uri, blob=PNG_1PX, mime_type="image/png")]
     elif uri.startswith("note://items/"):
@@ -210,7 +235,11 @@ async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.Ge
     focus = f" Focus on {args['focus']}." if args.get("focus") else ""
     return types.GetPromptResult(
         description="Review",
-        messages=[types.PromptMessage(role="user", content=types.TextContent(type="text", text=f"Please review {args.get('file')}.{focus}"))],
+        messages=[
+            types.PromptMessage(
+                role="user", content=types.TextContent(type="text", text=f"Please review {args.get('file')}.{focus}")
+            )
+        ],
     )
 
 

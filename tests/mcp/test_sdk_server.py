@@ -4,8 +4,10 @@ trusted server), per-tool approval modes, clean results, non-ASCII names, task-o
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -133,7 +135,9 @@ async def test_per_tool_approval_modes_and_switches(
     assert registry.risk_of("mcp_sdk", "reset_repo") is Risk.LOW and registry.risk_of("mcp_sdk", "lookup") is Risk.HIGH
     gate = RecordingGate(ApprovalDecision.DENY)
     dispatcher = Direct(registry, gate=gate)
-    assert (await dispatcher.dispatch(call("mcp_sdk_reset_repo", commit="a1"), tool_context(origin=Origin.GUI))).succeeded
+    assert (
+        await dispatcher.dispatch(call("mcp_sdk_reset_repo", commit="a1"), tool_context(origin=Origin.GUI))
+    ).succeeded
     result = await dispatcher.dispatch(call("mcp_sdk_lookup", word="x"), tool_context(origin=Origin.GUI))
     assert result.status is ToolStatus.DENIED and [r.function for r in gate.requests] == ["mcp_sdk_lookup"]
     result = await dispatcher.dispatch(call("mcp_sdk_fetch_page", url="https://example.com"), tool_context())
@@ -153,8 +157,8 @@ async def test_results_carry_no_base64_and_list_the_saved_image(
     assert "iVBOR" not in text and "AAAA" not in text
     assert len(result.files) == 1 and result.images == result.files  # saved once, listed for image parts
     assert result.data["width"] == 1 and result.files[0] in result.data["image"]["data"]
-    with open(result.files[0], "rb") as fh:
-        assert fh.read(8) == b"\x89PNG\r\n\x1a\n"
+    saved = await asyncio.to_thread(Path(result.files[0]).read_bytes)
+    assert saved.startswith(b"\x89PNG\r\n\x1a\n")
 
 
 async def test_chinese_tool_names_both_work_and_a_task_only_tool_is_left_out_with_a_reason(
