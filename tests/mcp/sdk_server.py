@@ -338,7 +338,10 @@ def main() -> None:
         if "--oauth" in sys.argv:
             from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 
+            from mcp.server.auth.provider import ProviderTokenVerifier
+
             base = f"http://127.0.0.1:{port}"
+            provider = MemoryAuth()
             kwargs = {
                 "auth": AuthSettings(
                     issuer_url=base,
@@ -346,7 +349,8 @@ def main() -> None:
                     client_registration_options=ClientRegistrationOptions(enabled=True),
                     validate_token_resource=False,
                 ),
-                "auth_server_provider": MemoryAuth(),
+                "auth_server_provider": provider,
+                "token_verifier": ProviderTokenVerifier(provider),
             }
         app = server.streamable_http_app(host="127.0.0.1", **kwargs)
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
