@@ -336,9 +336,8 @@ def main() -> None:
         port = int(sys.argv[2])
         kwargs: dict[str, Any] = {}
         if "--oauth" in sys.argv:
-            from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
-
             from mcp.server.auth.provider import ProviderTokenVerifier
+            from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 
             base = f"http://127.0.0.1:{port}"
             provider = MemoryAuth()

@@ -21,7 +21,7 @@ from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.connection import Backoff, McpConnection, ServerState
 from weclaw_desktop.mcp.interact import ClientHooks
 from weclaw_desktop.mcp.names import tool_name
-from weclaw_desktop.mcp.tool import McpTool
+from weclaw_desktop.mcp.tool import McpTool, ServerToolInfo
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit.registry import RegistryError, ToolRegistry
@@ -40,6 +40,7 @@ class ServerStatus:
     tools: list[tuple[str, str]] = field(default_factory=list)  # (function name, description)
     problems: list[str] = field(default_factory=list)
     text: Text | None = None  # ``message`` for people, in the UI language
+    catalogue: list[ServerToolInfo] = field(default_factory=list)  # every server tool, offered or not
 
 
 class McpManager:
@@ -145,6 +146,7 @@ class McpManager:
             text=conn.status_message(),
             tools=[(f"{tool.name}_{a.name}", a.description) for a in tool.get_actions()],
             problems=list(tool.problems),
+            catalogue=tool.catalogue(),
         )
 
     # --- resources and prompts (the composer) ---------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -40,6 +41,18 @@ from weclaw_desktop.toolkit.manifest import ToolSpec
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.mcp")
+
+
+@dataclass(frozen=True)
+class ServerToolInfo:
+    """One tool a server lists: its own name, our function ('' when not offered), risk and approval mode."""
+
+    name: str
+    function: str
+    description: str
+    risk: str
+    mode: str  # '' = automatic (annotations and trust), or ask / allow / deny
+
 
 #: The one action listed while a server's tools are not known yet (it never started); never offered.
 PLACEHOLDER_ACTION = "not_connected"
@@ -147,6 +160,26 @@ class McpTool(BaseTool):
             params=ReadResourceParams,
             risk=meaning(read_only, trusted=trusted).risk,
         )
+
+    def catalogue(self) -> list[ServerToolInfo]:
+        """Every tool the server lists, offered or not (the MCP page's switches and approval modes)."""
+        by_original = {o: a for a, o in self._originals.items()}
+        actions = {a.name: a for a in self._actions}
+        modes = self.connection.settings.tool_approval
+        out: list[ServerToolInfo] = []
+        for tool in self.connection.tools:
+            action = by_original.get(tool.name, "")
+            found = actions.get(action)
+            out.append(
+                ServerToolInfo(
+                    name=tool.name,
+                    function=f"{self.name}_{action}" if action else "",
+                    description=" ".join((tool.description or tool.title or "").split())[:300],
+                    risk=found.risk.value if found is not None and found.risk is not None else "",
+                    mode=modes.get(tool.name, ""),
+                )
+            )
+        return out
 
     def original_name(self, action: str) -> str | None:
         """The server's own name of the tool behind ``action``."""
