@@ -38,7 +38,12 @@ if TYPE_CHECKING:
 TRANSPORTS = ("stdio", "http", "sse")
 
 
-def _scrolled(inner: QWidget) -> QScrollArea:
+def _scrolled(form: QFormLayout) -> QScrollArea:
+    """``form`` at its natural height at the top of a scroll area (rows never spread out)."""
+    inner = QWidget()
+    column = QVBoxLayout(inner)
+    column.addLayout(form)
+    column.addStretch(1)
     area = QScrollArea()
     area.setWidget(inner)
     area.setWidgetResizable(True)
@@ -109,8 +114,6 @@ def build(page: McpPage) -> None:
     form.addRow(p._label("mcp.secrets"), p.secrets_table)
     form.addRow("", p.add_secret_button)
     p._form = form
-    connection = QWidget()
-    connection.setLayout(form)
 
     # --- Behaviour ------------------------------------------------------------------------------
     p.trusted_check = QCheckBox()
@@ -126,8 +129,6 @@ def build(page: McpPage) -> None:
     behaviour_form.addRow("", p.trusted_hint)
     behaviour_form.addRow(p._label("mcp.keywords"), p.keywords_edit)
     behaviour_form.addRow(p._label("mcp.timeout"), p.timeout_spin)
-    behaviour = QWidget()
-    behaviour.setLayout(behaviour_form)
 
     # --- Tools ----------------------------------------------------------------------------------
     p.tools_table = McpToolsTable()
@@ -142,8 +143,8 @@ def build(page: McpPage) -> None:
     tools_layout.addWidget(p.tools_table, 1)
 
     p.tabs = QTabWidget()
-    p.tabs.addTab(_scrolled(connection), "")
-    p.tabs.addTab(_scrolled(behaviour), "")
+    p.tabs.addTab(_scrolled(form), "")
+    p.tabs.addTab(_scrolled(behaviour_form), "")
     p.tabs.addTab(tools, "")
 
     p.test_button = QPushButton()

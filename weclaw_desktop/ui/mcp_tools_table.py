@@ -48,8 +48,10 @@ class McpToolsTable(QTableWidget):
                 row = self.rowCount()
                 self.insertRow(row)
                 item = QTableWidgetItem(tool.name)
-                item.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
                 on = self._modes.get(tool.name) != "deny"
+                usable = bool(tool.function) or not on  # a tool the server cannot offer (see the problems) is greyed
+                flags = Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled
+                item.setFlags(flags if usable else Qt.ItemFlag.NoItemFlags)
                 item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
                 item.setToolTip("\n".join(t for t in (tool.description, tool.function) if t))
                 self.setItem(row, 0, item)
@@ -61,7 +63,7 @@ class McpToolsTable(QTableWidget):
                     combo.addItem(tr(f"mcp.mode.{mode or 'auto'}"), mode)
                 current = self._modes.get(tool.name, "")
                 combo.setCurrentIndex(max(0, combo.findData(current if current != "deny" else "")))
-                combo.setEnabled(on)
+                combo.setEnabled(on and usable)
                 combo.currentIndexChanged.connect(lambda _i, name=tool.name, c=combo: self._mode(name, c))
                 self.setCellWidget(row, 2, combo)
             for problem in self._problems:
