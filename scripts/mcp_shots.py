@@ -71,11 +71,19 @@ async def shots(out: Path) -> list[Path]:
     settings = Settings(
         mcp_servers=[
             McpServerSettings(
-                name="sdk", command=sys.executable, args=[str(ROOT / "tests" / "mcp" / "sdk_server.py")], trusted=True,
-                keywords=["文件树", "tree"], tool_approval={"fetch_page": "deny", "lookup": "allow"},
+                name="sdk",
+                command=sys.executable,
+                args=[str(ROOT / "tests" / "mcp" / "sdk_server.py")],
+                trusted=True,
+                keywords=["文件树", "tree"],
+                tool_approval={"fetch_page": "deny", "lookup": "allow"},
             ),
-            McpServerSettings(name="github", command="npx", args=["-y", "@modelcontextprotocol/server-github"],
-                              secret_env=["GITHUB_PERSONAL_ACCESS_TOKEN"]),
+            McpServerSettings(
+                name="github",
+                command="npx",
+                args=["-y", "@modelcontextprotocol/server-github"],
+                secret_env=["GITHUB_PERSONAL_ACCESS_TOKEN"],
+            ),
             McpServerSettings(name="cloud", transport="http", url="https://mcp.example.com/mcp", auth="oauth"),
             McpServerSettings(name="legacy", transport="sse", url="https://old.example.com/sse", enabled=False),
         ]
@@ -116,17 +124,29 @@ async def shots(out: Path) -> list[Path]:
         import_dialog.close()
         dialog.close()
 
-        form = FormRequest(server="sdk", message="Who are you?" if lang == "en" else "你是谁？",
-                           fields=form_fields(ELICIT_SCHEMA), schema=ELICIT_SCHEMA)
+        form = FormRequest(
+            server="sdk",
+            message="Who are you?" if lang == "en" else "你是谁？",
+            fields=form_fields(ELICIT_SCHEMA),
+            schema=ELICIT_SCHEMA,
+        )
         elicit = ElicitationDialog(form)
         elicit.show()
         await grab(elicit, f"elicitation-{lang}")
         elicit.inputs["age"].setText("200")  # type: ignore[attr-defined]
         elicit.submit_button.click()
         await grab(elicit, f"elicitation-{lang}-invalid")
-        elicit.finish(elicit.answer or __import__("weclaw_desktop.mcp.interact", fromlist=["ElicitAnswer"]).ElicitAnswer("cancel"))
-        sampling = SamplingDialog(SamplingRequest(server="sdk", messages=(("user", "Summarise: a long text about cats."),),
-                                                  system_prompt="You write one-line summaries.", max_tokens=50))
+        elicit.finish(
+            elicit.answer or __import__("weclaw_desktop.mcp.interact", fromlist=["ElicitAnswer"]).ElicitAnswer("cancel")
+        )
+        sampling = SamplingDialog(
+            SamplingRequest(
+                server="sdk",
+                messages=(("user", "Summarise: a long text about cats."),),
+                system_prompt="You write one-line summaries.",
+                max_tokens=50,
+            )
+        )
         sampling.show()
         await grab(sampling, f"sampling-{lang}")
         sampling.finish(False)

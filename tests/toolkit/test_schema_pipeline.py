@@ -280,3 +280,34 @@ def test_a_function_whose_schema_cannot_be_sent_is_hidden_alone_with_a_diagnosti
     assert rnd.why_hidden("two", "two_bad") == (diag,)
     for d in rnd.schemas:
         _valid(d["function"]["parameters"])
+
+
+class _Many(BaseTool):
+    def get_actions(self) -> list[ActionDef]:
+        return [ActionDef(name=f"t{i:03d}", description=f"tool {i}", params=_TreeParams) for i in range(150)]
+
+
+def test_the_cap_takes_the_functions_of_a_big_server_that_fit() -> None:
+    """main dropped a whole MCP server over 128 functions without a word; now the first ones that fit are
+    offered (the same ones every round) and the rest are named in ``dropped``."""
+    from helpers import manifest
+
+    registry = ToolRegistry(manifest())
+    spec = ToolSpec.model_validate(
+        {
+            "module": __name__,
+            "class": "_Many",
+            "actions": [f"t{i:03d}" for i in range(150)],
+            "description": {"en": "many", "zh": "多"},
+            "display": {"name": {"en": "Many", "zh": "多"}, "category": "mcp"},
+        }
+    )
+    registry.register_dynamic("mcp_big", spec, _Many(name="mcp_big"))
+    planner = ExposurePlanner(registry, policy=Policy)
+    rnd = planner.compute(schemas=True)
+    assert len(rnd.functions) == 128 and "mcp_big" in rnd.tools
+    offered = [f for f in rnd.functions if f.startswith("mcp_big_")]
+    assert offered == [f"mcp_big_t{i:03d}" for i in range(len(offered))]
+    assert "of its functions are over the 128-function limit: mcp_big_t" in rnd.dropped["mcp_big"]
+    assert planner.compute(schemas=True).functions == rnd.functions  # stable from round to round
+    assert planner.compute().functions == rnd.functions  # with or without schemas

@@ -9,7 +9,9 @@ place:
    tools it wants in priority order, with a reason each, and says which it wanted but left out;
 3. capped: whole tools are taken in that order while the number of functions stays within
    ``exposure.max_functions`` of tools.json (128, OpenAI's limit). This is the only place the cap is
-   enforced; a tool that would cross it is listed in ``dropped`` with the reason.
+   enforced; a tool that would cross it is listed in ``dropped`` with the reason. A dynamic tool (an MCP
+   server: many independent tools) is not dropped whole: the functions that fit are offered, in the
+   server's order, and ``dropped`` names the rest.
 
 The result, an :class:`Exposure`, holds the offered tools, their function names and (for a model round)
 their OpenAI schemas, the hidden tools with diagnostics and the dropped ones with reasons. The agent loop
@@ -174,6 +176,7 @@ class ExposurePlanner:
         reasons: dict[str, str] = {}
         dropped: dict[str, str] = dict(routing.dropped)
         candidates = set(visible)
+        partial: set[str] = set()  # dynamic tools offered in part (the rest over the cap)
         for tool in dict.fromkeys(routing.tools):
             reason = routing.reasons.get(tool) or routing.tier or "routed"
             if tool not in candidates:
@@ -205,14 +208,27 @@ class ExposurePlanner:
             else:
                 tool_names = registry.functions_of(tool)
             if len(names) + len(tool_names) > cap:
-                dropped[tool] = f"{reason}, but over the {cap}-function limit"
-                continue
+                room = cap - len(names)
+                if room <= 0 or not registry.is_dynamic(tool):
+                    dropped[tool] = f"{reason}, but over the {cap}-function limit"
+                    continue
+                # a dynamic tool (an MCP server) is many independent tools: offer the ones that fit, in the
+                # server's own order (the same in every round), and say how many were left out
+                left_out = tool_names[room:]
+                tool_names, tool_defs = tool_names[:room], tool_defs[:room]
+                dropped[tool] = (
+                    f"{reason}; {len(left_out)} of its functions are over the {cap}-function limit: "
+                    + ", ".join(left_out[:20])
+                    + (" ..." if len(left_out) > 20 else "")
+                )
+                partial.add(tool)
             offered.append(tool)
             names.extend(tool_names)
             defs.extend(tool_defs)
             reasons[tool] = reason
         for tool in offered:
-            dropped.pop(tool, None)
+            if tool not in partial:
+                dropped.pop(tool, None)
         return Exposure(
             visible=tuple(visible),
             hidden=hidden,
