@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -26,7 +27,7 @@ def _memory_keyring() -> None:
 
     class Memory(keyring.backend.KeyringBackend):
         priority = 1  # type: ignore[assignment]
-        store: dict[tuple[str, str], str] = {}
+        store: ClassVar[dict[tuple[str, str], str]] = {}
 
         def get_password(self, service: str, username: str) -> str | None:
             return self.store.get((service, username))
