@@ -179,3 +179,31 @@ async def test_doctor_prints_each_bad_entry_and_fails(
     data = [c["data"] for c in checks if c["name"] == "settings" and c["level"] == "fail"]
     assert {d["path"] for d in data} == {f"mcp_servers[{i}]" for i in (1, 3, 4, 5, 6)}
     assert {d["kind"] for d in data} == {"mcp-entry"}
+
+
+def test_importing_servers_keeps_the_bad_entries_the_provider_and_the_others(
+    tmp_path: Any, memory_keyring: Any, capsys: Any
+) -> None:
+    """#15: ``weclaw mcp import`` goes through the store like every writer: the bad entries stay exactly as
+    written in their places, the provider and the other servers are untouched, a name already taken by a
+    bad entry is not reused, and the imported token goes to the keyring, not the file."""
+    from weclaw_desktop.cli import main
+    from weclaw_desktop.secrets import SecretStore
+
+    write_settings(_file())
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"legacy": {"command": "npx", "env": {"API_TOKEN": "tok-0123456789abcd"}}}}),
+        encoding="utf-8",
+    )
+    assert main(["mcp", "import", str(config), "--yes"]) == 0
+    assert "renamed from 'legacy'" in capsys.readouterr().err  # the bad entry keeps its name
+    servers = read_json()["mcp_servers"]
+    assert servers[1] == SSE and servers[3] == LONG and servers[4] == NO_COMMAND
+    assert servers[5] == "just a string" and servers[6] == TWIN
+    assert servers[-1]["name"] == "legacy-2" and servers[-1]["secret_env"] == ["API_TOKEN"]
+    assert "tok-0123456789abcd" not in json.dumps(read_json())
+    assert SecretStore().get("mcp.legacy-2.env.API_TOKEN") == "tok-0123456789abcd"
+    store = SettingsStore.open()
+    assert store.settings.provider.model == "fake-model"
+    assert [m.name for m in store.settings.mcp_servers] == ["time", "web", "legacy-2"]
