@@ -6,7 +6,7 @@ under the tabs one row with Test, Reconnect, Edit as JSON and the status line.""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop.ui.mcp_tools_table import McpToolsTable
 
-if TYPE_CHECKING:
-    from weclaw_desktop.ui.mcp_page import McpPage
+#: The MCP page (``ui.mcp_page.McpPage``); not imported here, which would make an import cycle.
+McpPage = Any
 
 TRANSPORTS = ("stdio", "http", "sse")
 

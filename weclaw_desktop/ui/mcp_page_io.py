@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtWidgets import QFileDialog
 
@@ -13,8 +13,8 @@ from weclaw_desktop.mcp.importer import ImportPlan, export_config
 from weclaw_desktop.ui.mcp_import_dialog import McpImportDialog
 from weclaw_desktop.ui.mcp_json_dialog import McpJsonDialog
 
-if TYPE_CHECKING:
-    from weclaw_desktop.ui.mcp_page import McpPage
+#: The MCP page (``ui.mcp_page.McpPage``); not imported here, which would make an import cycle.
+McpPage = Any
 
 
 def open_import(page: McpPage) -> McpImportDialog:
