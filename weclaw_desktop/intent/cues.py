@@ -47,7 +47,7 @@ CUES: dict[str, list[str]] = {
         "有啥区别", "有什么区别", "是干什么的", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
         # en
         "why", "what is a", "what is an", "what's a", "what's an", "what is the difference",
-        "what is the meaning", "what's the difference", "what does", "what do * mean", "explain", "tell me about",
+        "what is the meaning", "what's the difference", "what does", "what do you mean", "explain", "tell me about",
         "difference between", "is it true", "define", "definition of", "shortcut for", "keyboard shortcut", "hotkey",
         "what happens", "who is", "who was", "meaning of", "how come", "what's the point of", "history of",
         "describe how", "in general",
@@ -57,13 +57,13 @@ CUES: dict[str, list[str]] = {
         "该不该", "要不要", "应不应该", "应该用", "应该学", "学哪个", "优缺点", "利弊", "有必要吗", "靠谱吗", "安全吗",
         "合适吗", "更适合", "好吗", "行不行", "有害吗", "伤电池", "哪个更好", "还是用", "还是选", "选哪个",
         "should i", "should we", "would you recommend", "recommend", "which is better", "which one is better",
-        "better than", "best way", "what's the best", "what is the best", "the best * for", "any tips", "tips for",
+        "better than", "best way", "what's the best", "what is the best", "best for", "any tips", "tips for",
         "some tips", "give me tips", "advice",
         "pros and cons", "is it bad", "is it safe", "is it ok", "is it okay", "is it worth", "worth it",
         "good idea", "versus", "compared to", "do you think", "thoughts on", "what do you think",
         "opinion on", "better to", "or should", "is it better",
     ],
-    EVALUATE: ["够用吗", "够不够", "够吗", "够用", "is * enough", "enough for", "big enough", "fast enough"],
+    EVALUATE: ["够用吗", "够不够", "够吗", "够用", "enough for", "big enough", "fast enough", "enough space"],
     REQUEST_VERB: [
         "google", "bing", "look up", "search for", "search the web", "search online", "find out", "check whether",
         "check if", "look into", "百度一下", "谷歌一下", "搜一搜", "查一查", "上网查", "网上查", "网上搜", "上网搜", "搜一下",
@@ -131,7 +131,7 @@ CUES: dict[str, list[str]] = {
     LOCATIVE: ["里", "上", "里面", "里头", "in the", "on the", "inside the", "in my", "on my", "from my"],
     CONTINUE: [
         "again", "the same", "same for", "same thing", "as well", "one more", "another one", "redo",
-        "再来", "再发", "再试", "再跑", "一样", "同样", "也*一下", "重新",
+        "再来", "再发", "再试", "再跑", "一样", "同样", "重新",
     ],
 }
 # fmt: on

@@ -83,11 +83,13 @@ class Route:
     social: bool = False  # thanks / greeting only
 
 
-@dataclass(slots=True)
 class _Evidence:
-    action: float = 0.0
-    topic: float = 0.0
-    matched: list[str] = field(default_factory=list)
+    __slots__ = ("action", "topic", "matched")
+
+    def __init__(self) -> None:
+        self.action = 0.0  # action phrases, noisy OR
+        self.topic = 0.0  # topic words, noisy OR
+        self.matched: list[str] = []
 
 
 class IntentEngine:
@@ -141,56 +143,55 @@ class IntentEngine:
         prepared, matches, analysis = self.analyse(text, context)
         clause_forms = analysis.forms
         n = len(clause_forms)
-        evidence: dict[str, list[_Evidence]] = {}
+        evidence: list[dict[str, _Evidence]] = [{} for _ in range(n)]  # per clause, per intent
+        ends = [f.end for f in clause_forms]
         for m in matches:
-            k = _index_of(clause_forms, m.start)
-            per = evidence.get(m.keyword.intent)
-            if per is None:
-                per = evidence[m.keyword.intent] = [_Evidence() for _ in range(n)]
-            ev = per[k]
-            if m.keyword.phrase in ev.matched:
+            k = 0
+            while k < n - 1 and m.start >= ends[k]:
+                k += 1
+            phrase = m.keyword.phrase
+            ev = evidence[k].get(m.keyword.intent)
+            if ev is None:
+                ev = evidence[k][m.keyword.intent] = _Evidence()
+            elif phrase in ev.matched:
                 continue
-            ev.matched.append(m.keyword.phrase)
-            if m.keyword.weight >= STRONG:
-                ev.action = 1 - (1 - ev.action) * (1 - m.keyword.weight)
+            ev.matched.append(phrase)
+            weight = m.keyword.weight
+            if weight >= STRONG:
+                ev.action = 1 - (1 - ev.action) * (1 - weight)
             else:
-                ev.topic = 1 - (1 - ev.topic) * (1 - m.keyword.weight)
+                ev.topic = 1 - (1 - ev.topic) * (1 - weight)
         w = self.similarity_weight
-        sims: list[dict[str, float]] = [{} for _ in range(n)]
-        if w > 0:
-            for k, f in enumerate(clause_forms):
-                if f.weights.similarity > 0 and f.end > f.start:
-                    sims[k] = self._index.scores(prepared.units[f.start : f.end])
-        names = set(evidence)
-        for k in range(n):
-            names.update(name for name, sim in sims[k].items() if w * sim >= SIMILARITY_FLOOR)
-        ranked: list[IntentScore] = []
-        for name in names:
-            per = evidence.get(name)
-            best: IntentScore | None = None
-            for k, f in enumerate(clause_forms):
-                ev = per[k] if per is not None else None
-                sim = sims[k].get(name, 0.0)
-                if ev is None and sim == 0.0:
-                    continue
-                wt = f.weights
-                action = ev.action if ev else 0.0
-                topic = ev.topic if ev else 0.0
+        best: dict[str, tuple[float, int, float, float, float, list[str]]] = {}
+        for k, f in enumerate(clause_forms):
+            wt = f.weights
+            ev_k = evidence[k]
+            sims: dict[str, float] = {}
+            if w > 0 and wt.similarity > 0 and f.end > f.start:
+                sims = self._index.scores(prepared.units[f.start : f.end])
+            for name in ev_k.keys() | {d for d, sim in sims.items() if w * sim >= SIMILARITY_FLOOR}:
+                ev = ev_k.get(name)
+                action, topic = (ev.action, ev.topic) if ev else (0.0, 0.0)
+                sim = sims.get(name, 0.0)
                 keyword = 1 - (1 - wt.action * action) * (1 - wt.topic * topic)
                 score = (1 - (1 - keyword) * (1 - wt.similarity * w * sim)) * wt.total
-                if best is None or score > best.score:
-                    best = IntentScore(
-                        name,
-                        score,
-                        keyword=1 - (1 - action) * (1 - topic),
-                        strong=action,
-                        similarity=sim,
-                        matched=list(ev.matched) if ev else [],
-                        clause=k,
-                        form=f.kind,
-                    )
-            if best is not None and (best.score > 0 or best.keyword > 0):
-                ranked.append(best)
+                old = best.get(name)
+                if old is None or score > old[0]:
+                    best[name] = (score, k, action, topic, sim, ev.matched if ev else [])
+        ranked = [
+            IntentScore(
+                name,
+                score,
+                keyword=1 - (1 - action) * (1 - topic),
+                strong=action,
+                similarity=sim,
+                matched=matched,
+                clause=k,
+                form=clause_forms[k].kind,
+            )
+            for name, (score, k, action, topic, sim, matched) in best.items()
+            if score > 0 or action > 0 or topic > 0
+        ]
         ranked.sort(key=lambda s: (-s.score, s.name))
         return ranked, analysis, prepared
 
@@ -279,10 +280,3 @@ def _add(route: Route, tools: list[str], why: str, allowed: Collection[str]) -> 
         if tool in allowed and tool not in route.reasons:
             route.reasons[tool] = why
             route.tools.append(tool)
-
-
-def _index_of(clause_forms: list[forms.Form], pos: int) -> int:
-    for k, f in enumerate(clause_forms):
-        if f.start <= pos < f.end:
-            return k
-    return max(0, len(clause_forms) - 1)

@@ -43,7 +43,7 @@ difference between zip | and tar.gz?").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from weclaw_desktop.intent import cues
 from weclaw_desktop.intent.matcher import Match
@@ -100,7 +100,6 @@ class Analysis:
     forms: list[Form]
     social: bool = False  # every clause is thanks, a greeting or an acknowledgement
     cont: bool = False  # "again", "the same", "也": repeats the previous need
-    anaphora: list[int] = field(default_factory=list)  # unit positions of words that stand for an earlier result
 
     def form_at(self, pos: int) -> Form:
         for f in self.forms:
@@ -118,6 +117,7 @@ class Analysis:
 _SOCIAL_EN = frozenset(stem(w) for w in cues.SOCIAL_EN) | cues.SOCIAL_EN
 _LEAD = frozenset(stem(w) for w in cues.NEGATION_LEAD) | cues.NEGATION_LEAD
 _NOT_YESNO_ZH = frozenset("什怎这那多")
+_CONCRETE = frozenset({"‹path›", "‹url›", "‹email›"})
 _WHAT = frozenset({"what is a", "what is an", "what's a", "what's an"})
 
 
@@ -145,7 +145,6 @@ def analyse(prepared: Prepared, cue_matches: Sequence[Match], actions: Sequence[
         forms.append(form)
         if cues.CONTINUE in found:
             out.cont = True
-        out.anaphora += [start + j for j, u in enumerate(clause) if u in cues.ANAPHORA]
     for k in range(1, len(forms)):
         # "怎么把文件弄到手机上，帮我传一下": a bare request after a how-to asks for it to be done
         f, prev = forms[k], forms[k - 1]
@@ -179,21 +178,23 @@ def _form(
     actions: Sequence[Match],
     prepared: Prepared,
 ) -> Form | None:
-    if clause and all(u in _SOCIAL_EN or u in cues.SOCIAL_ZH or u == "#" for u in clause):
-        return Form(SOCIAL, start, end, why="thanks or greeting")
+    if clause and (clause[0] in _SOCIAL_EN or clause[0] in cues.SOCIAL_ZH):
+        if all(u in _SOCIAL_EN or u in cues.SOCIAL_ZH or u == "#" for u in clause):
+            return Form(SOCIAL, start, end, why="thanks or greeting")
     own_actions = [m for m in actions if start <= m.start < end]
-
-    # a cue inside an action phrase belongs to the phrase: "don't forget" is a reminder, "不用记" a memory,
-    # "what does ‹code› say" a command to run
-    found = {
-        k: [m for m in ms if k not in cues.BLOCKING or not any(_overlaps(m, a) for a in own_actions)]
-        for k, ms in found.items()
-    }
-    found = {k: ms for k, ms in found.items() if ms}
+    if own_actions:
+        # a cue inside an action phrase belongs to the phrase: "don't forget" is a reminder, "不用记" a
+        # memory, "what does ‹code› say" a command to run
+        kept: dict[str, list[Match]] = {}
+        for kind, ms in found.items():
+            if kind in cues.BLOCKING:
+                ms = [m for m in ms if not any(_overlaps(m, a) for a in own_actions)]
+            if ms:
+                kept[kind] = ms
+        found = kept
     if cues.COMPOSE in found:  # "we brainstormed it once" tells, it does not ask
-        found[cues.COMPOSE] = [m for m in found[cues.COMPOSE] if m.start == start or clause[m.start - start - 1] not in cues.SUBJECTS]
-        if not found[cues.COMPOSE]:
-            del found[cues.COMPOSE]
+        told = [m for m in found[cues.COMPOSE] if m.start == start or clause[m.start - start - 1] not in cues.SUBJECTS]
+        found = {**found, cues.COMPOSE: told} if told else {k: v for k, v in found.items() if k != cues.COMPOSE}
 
     def free(kind: str) -> list[Match]:
         return found.get(kind, [])
@@ -203,7 +204,7 @@ def _form(
             return Form(NEGATED, start, end, why="negation")
     if free(cues.DEFERRAL):
         return Form(NEGATED, start, end, why="deferral")
-    concrete = any(u in ("‹path›", "‹url›", "‹email›") for u in clause)
+    concrete = not _CONCRETE.isdisjoint(clause)
     pointing = (
         concrete
         or "‹ref›" in clause
@@ -215,7 +216,9 @@ def _form(
     current = cues.CURRENT in found
     verb_at = min((m.start for m in found.get(cues.REQUEST_VERB, [])), default=None)
     if cues.COMPOSE in found or (prepared.rework and "‹quote›" in clause):
-        if pointing:
+        # "summarise ~/notes.txt", "write up what's in this folder"; but "a poem about my old file" is a poem
+        shown = concrete or "‹ref›" in clause or _points(found, cues.DEMONSTRATIVE) or _in_container(found)
+        if shown:
             return Form(REQUEST, start, end, True, "writing about the user's things")
         return Form(COMPOSE, start, end, why="writing request")
     if cues.EVALUATE in found and cues.ADVICE not in found:

@@ -98,9 +98,9 @@ _CONTENT_WORDS = (
     r"记下|记一下|存|加上|加一|mean|means|meaning|explain|this|these|the following|below|error|says|saying|text|"
     r"message|copy|paste|clipboard|add|save|put|reply|answer|quote|line"
 )
-_COLON = r"(?:(?<!\d):|：)"  # not the colon of a time ("9:30")
-_REWORK = re.compile(r"^([^:：]{0,60}?(?:" + _REWORK_WORDS + r")[^:：]{0,40})" + _COLON + r"(.{2,})$", re.S)
-_CONTENT = re.compile(r"^([^:：]{0,60}?(?:" + _CONTENT_WORDS + r")[^:：]{0,40})" + _COLON + r"(.{2,})$", re.S)
+_COLON = re.compile(r"(?<!\d):|：")  # not the colon of a time ("9:30")
+_REWORK = re.compile(_REWORK_WORDS)
+_CONTENT = re.compile(_CONTENT_WORDS)
 _STEPS = re.compile(r"\bdo (?:this|these|the following)\b|几件事|这几步|以下几|步骤|steps?\b|tasks?\b")
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
@@ -112,12 +112,14 @@ _HAS_DIGIT = re.compile(r"\d")
 _HAS_QUOTE = re.compile("[\"'“「『‘《]")
 _UNIT = re.compile(r"‹[a-z_]+›|[a-z]+|[0-9]+(?:\.[0-9]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Clause boundaries: sentence punctuation, a comma not between digits ("4, 8, 15"), and the words that
-# join two requests ("zip it and then mail it", "查一下天气，顺便提醒我带伞").
-_CLAUSE = re.compile(
-    r"[。！？!?；;\n]+|(?<!\d),|,(?!\s*\d)|，"
-    r"|\b(?:and then|and also|after that|and|then|also|but|plus)\b"
-    r"|然后|顺便|并且|另外|接着|同时|还有|再帮我|再把|并把|并将|之后再"
+# join two requests ("zip it and then mail it", "查一下天气，顺便提醒我带伞"); a joining word stays, at the
+# start of the next clause. One regex finds punctuation (group 1) and units (group 2) together.
+_TOKEN = re.compile(
+    r"([。！？!?；;\n]+|(?<!\d),|,(?!\s*\d)|，)|(‹[a-z_]+›|[a-z]+|[0-9]+(?:\.[0-9]+)?|"
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
 )
+JOIN_EN = frozenset({"and", "then", "also", "but", "plus"})
+JOIN_ZH = frozenset({"然后", "顺便", "并且", "另外", "接着", "同时", "还有", "并把", "并将", "再把"})
 
 
 @dataclass
@@ -188,8 +190,10 @@ def prepare(text: str) -> Prepared:
     p = Prepared(text="", units=[])
     if "```" in text or "\n" in text or "raceback" in text:
         text = _mask_blocks(text, p)
-    lines = [normalise(line) for line in text.splitlines()]
-    s = " ; ".join(line for line in lines if line) if len(lines) > 1 else (lines[0] if lines else "")
+    if "\n" in text or "\r" in text:
+        s = " ; ".join(line for line in map(normalise, text.splitlines()) if line)
+    else:
+        s = normalise(text)
     if "`" in s:
         s, n = _CODE.subn(lambda m: _code_marker("", m.group(1)), s)
         p.has_code = p.has_code or n > 0
@@ -238,38 +242,56 @@ _MARKERS_ONLY = re.compile(r"^(?:\s|‹(?:url|path|email)›|[,，.。!?])*$")
 def _mask_colon_content(s: str, p: Prepared) -> str:
     """The content after the colon is masked to the end of its sentence; a lone address or path after the
     colon ("tell me if it's legit: https://…") is what the request acts on, and stays."""
-    for pattern, rework in ((_REWORK, True), (_CONTENT, False)):
-        m = pattern.match(s)
-        if m is None or (not rework and _STEPS.search(m.group(1))):
-            continue
-        body = m.group(2)
-        end = _SENTENCE_END.search(body)
-        content, rest = (body[: end.start()], body[end.end() :]) if end else (body, "")
-        if _MARKERS_ONLY.match(content):
-            return s
-        p.has_quote = True
-        p.rework = p.rework or rework
-        return m.group(1) + " ‹quote› " + ("; " + rest if rest else "")
-    return s
+    colon = _COLON.search(s)
+    if colon is None or colon.start() > 100:
+        return s
+    head, body = s[: colon.start()], s[colon.end() :]
+    if len(body.strip()) < 2:
+        return s
+    rework = _REWORK.search(head) is not None
+    if not rework and (_CONTENT.search(head) is None or _STEPS.search(head)):
+        return s
+    end = _SENTENCE_END.search(body)
+    content, rest = (body[: end.start()], body[end.end() :]) if end else (body, "")
+    if _MARKERS_ONLY.match(content):
+        return s
+    p.has_quote = True
+    p.rework = p.rework or rework
+    return head + " ‹quote› " + ("; " + rest if rest else "")
 
 
 def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     """The units of ``text`` and its clauses as (start, end) spans of those units (empty clauses dropped)."""
     units: list[str] = []
+    cuts: list[int] = []  # unit positions where a clause starts
+    abbreviations = ABBREVIATIONS
+    prev_cjk = ""
+    for punct, tok in _TOKEN.findall(text):
+        if punct:
+            cuts.append(len(units))
+            prev_cjk = ""
+            continue
+        c = tok[0]
+        if "a" <= c <= "z":
+            if tok in JOIN_EN:
+                cuts.append(len(units))
+            units.append(stem(abbreviations.get(tok, tok)))
+            prev_cjk = ""
+        elif "0" <= c <= "9":
+            units.append("#")
+            prev_cjk = ""
+        else:
+            if prev_cjk and prev_cjk + tok in JOIN_ZH:
+                cuts.append(len(units) - 1)
+            units.append(tok)
+            prev_cjk = tok if c >= "\u3400" else ""
     spans: list[tuple[int, int]] = []
-    pos = 0
-    for m in _CLAUSE.finditer(text):  # a joining word stays, at the start of the next clause
-        _clause(text[pos : m.start()], units, spans)
-        pos = m.start()
-    _clause(text[pos:], units, spans)
+    start = 0
+    for cut in (*cuts, len(units)):
+        if cut > start:
+            spans.append((start, cut))
+            start = cut
     return units, spans
-
-
-def _clause(piece: str, units: list[str], spans: list[tuple[int, int]]) -> None:
-    got = units_of(piece)
-    if got:
-        spans.append((len(units), len(units) + len(got)))
-        units.extend(got)
 
 
 # chat shorthand, read as the word it stands for ("in 45 min", "screenshot pls", "remind me tmrw")
