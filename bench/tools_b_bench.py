@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from tools_b.webserver import ARTICLE
+from tools.web_site import ARTICLE
 
 from weclaw_desktop.tools.calc_eval import unit_registry
 from weclaw_desktop.tools.calculator import calculate

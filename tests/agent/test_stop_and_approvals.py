@@ -9,17 +9,11 @@ from pathlib import Path
 import psutil
 from agent_support import make_settings, of, run_turn
 from fakeopenai import FakeOpenAI, call, hang_reply, text_reply, tool_reply
+from polling import until
 
 from weclaw_desktop.intent.api import RoundExposure
 from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult, AutoDeny
 from weclaw_desktop.toolkit.base import ToolResult
-
-
-async def _wait_for(predicate, limit_s: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + limit_s
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 async def test_stop_during_the_stream(fake_openai: FakeOpenAI, make_runtime) -> None:
@@ -29,13 +23,13 @@ async def test_stop_during_the_stream(fake_openai: FakeOpenAI, make_runtime) -> 
     events: list = []
     handle = rt.start_turn(s.id, "tell a story", on_event=events.append)
     await asyncio.wait_for(fake_openai.hanging.wait(), 10)
-    await _wait_for(lambda: len(of(events, "text_delta")) == 2)
+    await until(lambda: len(of(events, "text_delta")) == 2, within=10)
 
     assert handle.cancel()
     done = await handle.wait()
     assert handle.task.cancelled()
     assert done.reason == "cancelled" and done.text == "Once upon a time" and done.message == "Stopped by the user."
-    await _wait_for(lambda: fake_openai.disconnects == 1)  # the HTTP response was closed, not left hanging
+    await until(lambda: fake_openai.disconnects == 1, within=10)  # the HTTP response was closed, not left hanging
     stored = await rt.load_messages(s.id)
     assert [(m.role, m.content, m.status) for m in stored] == [
         ("user", "tell a story", "complete"),
@@ -58,16 +52,16 @@ async def test_stop_during_a_tool_kills_its_child_process(fake_openai: FakeOpenA
     events: list = []
     handle = rt.start_turn(s.id, "wait a minute", on_event=events.append)
     pid_file = Path(rt.loop.tool_env.outputs_dir) / "child.pid"
-    await _wait_for(pid_file.exists)
+    await until(pid_file.exists, within=10)
     pid = int(pid_file.read_text())
     child = psutil.Process(pid)
     assert child.is_running()
-    await _wait_for(lambda: bool(of(events, "tool_call_progress")))
+    await until(lambda: bool(of(events, "tool_call_progress")), within=10)
 
     rt.cancel(s.id)
     done = await handle.wait()
     assert done.reason == "cancelled"
-    await _wait_for(lambda: not psutil.pid_exists(pid) or child.status() == psutil.STATUS_ZOMBIE, 5)
+    await until(lambda: not psutil.pid_exists(pid) or child.status() == psutil.STATUS_ZOMBIE, within=5)
     progress = of(events, "tool_call_progress")[0]
     assert (progress.call_id, progress.message) == ("long", "child started")
 

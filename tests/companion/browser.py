@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+
+from polling import until_sync
 
 T = TypeVar("T")
 
@@ -60,22 +61,28 @@ class PhoneTab:
         return str(loc.first.get_attribute("data-state"))
 
     def wait_state(self, name: str, state: str, section: str = "#incoming", timeout_s: float = 15) -> None:
-        deadline = time.monotonic() + timeout_s
-        while self.state_of(name, section) != state:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{name}: state {self.state_of(name, section)!r}, expected {state!r}")
-            self.page.wait_for_timeout(50)
+        until_sync(
+            lambda: self.state_of(name, section) == state,
+            within=timeout_s,
+            interval=0.05,
+            message=lambda: f"{name}: state {self.state_of(name, section)!r}, expected {state!r}",
+            pause=self._pause,
+        )
 
     def save_download(self, name: str, dest: Path, timeout_s: float = 15) -> Path:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            found = [d for d in self.downloads if d.suggested_filename == name]
-            if found:
-                found[0].save_as(str(dest))
-                return dest
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no download of {name}; got {[d.suggested_filename for d in self.downloads]}")
-            self.page.wait_for_timeout(50)
+        found = until_sync(
+            lambda: [d for d in self.downloads if d.suggested_filename == name],
+            within=timeout_s,
+            interval=0.05,
+            message=lambda: f"no download of {name}; got {[d.suggested_filename for d in self.downloads]}",
+            pause=self._pause,
+        )
+        found[0].save_as(str(dest))
+        return dest
+
+    def _pause(self, seconds: float) -> None:
+        """Wait while Playwright keeps delivering the page's events (downloads, DOM changes)."""
+        self.page.wait_for_timeout(seconds * 1000)
 
 
 class Browser:

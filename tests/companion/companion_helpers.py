@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 from dataclasses import dataclass, field
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from polling import until
 
 from weclaw_desktop.companion import CompanionEvent, CompanionService
 
@@ -70,8 +70,4 @@ def sha(data: bytes) -> str:
 
 
 async def wait_for(predicate: Any, within: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + within
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.02)
+    await until(predicate, within=within, interval=0.02, message="condition not met in time")

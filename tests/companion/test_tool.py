@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from companion_helpers import Phone, Rig, make_file, sha, wait_for
+from polling import until
 
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.base import ToolContext, ToolStatus
@@ -146,12 +147,12 @@ async def test_failed_delivery_is_reported_with_the_reason(rig: Rig, tmp_path: P
     await wait_for(lambda: rig.service.is_online(phone.device_id))
     src = make_file(tmp_path, "a.txt", 50)
     task = asyncio.ensure_future(call(registry(rig), tmp_path, "remote_file_share_send_file", {"path": str(src)}))
-    while True:
+
+    async def listed() -> list[Any]:
         async with await phone.get("/api/v1/offers") as r:
-            offers = (await r.json())["offers"]
-        if offers:
-            break
-        await asyncio.sleep(0.02)
+            return list((await r.json())["offers"])
+
+    offers = await until(listed, within=60, message="no offer reached the phone")
     f = offers[0]["files"][0]
     ack = {"session": offers[0]["session"], "file": f["id"], "token": f["token"], "error": "storage full"}
     async with await phone.post("/api/v1/ack", json=ack) as r:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from polling import reached
 
 from weclaw_desktop.mcp import Backoff, McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings
@@ -43,12 +44,7 @@ async def server_pid(dispatcher: Dispatcher, server: str = "test") -> int:
 
 
 async def wait_until(condition: Callable[[], bool], within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
+    return await reached(condition, within=within, interval=0.02)
 
 
 def gone(pid: int) -> bool:
@@ -57,12 +53,7 @@ def gone(pid: int) -> bool:
 
 
 async def wait_gone(pid: int, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while not gone(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+    return await reached(lambda: gone(pid), within=within, interval=0.05)
 
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from polling import reached
 from PySide6.QtWidgets import QLineEdit
 
 from weclaw_desktop.mcp import secret_key
@@ -183,10 +184,7 @@ async def test_live_status_of_running_servers_and_reconnect(
     states: list[ServerState] = []
     registry.add_listener(lambda: states.append(conn.state))
     page.reconnect_button.click()  # restarts the connection: the page follows it back to connected
-    for _ in range(400):
-        if states[-2:] == [ServerState.CONNECTING, ServerState.CONNECTED]:
-            break
-        await asyncio.sleep(0.05)
+    await reached(lambda: states[-2:] == [ServerState.CONNECTING, ServerState.CONNECTED], within=20, interval=0.05)
     assert states[-2:] == [ServerState.CONNECTING, ServerState.CONNECTED]
     assert page.status_label.text() == "MCP server 'web' is connected"
     page.close()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
+
+from polling import reached
 
 from weclaw_desktop.mcp import McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings
@@ -81,10 +82,7 @@ async def test_tools_are_listed_and_exposed_as_functions(
     assert "mcp_test_grown" not in fns
     dispatcher = Dispatcher(registry, gate=AutoApprove())
     assert (await dispatcher.dispatch(call("mcp_test_grow"), ToolContext())).output == "grew"
-    for _ in range(100):
-        if "mcp_test_grown" in registry.functions_of("mcp_test"):
-            break
-        await asyncio.sleep(0.05)
+    await reached(lambda: "mcp_test_grown" in registry.functions_of("mcp_test"), within=5, interval=0.05)
     assert (await dispatcher.dispatch(call("mcp_test_grown"), ToolContext())).output == "grown ok"
     assert changes
 

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import polling
 from fakeopenai import FakeOpenAI
 from helpers import tool_entry
 
@@ -51,11 +52,7 @@ def configured_settings(fake: FakeOpenAI) -> Settings:
 async def until(predicate: Callable[[], Any], limit_s: float = 5.0, what: str = "condition") -> None:
     """Poll on the qasync loop (never qtbot.wait* in async tests: it nests a Qt loop and hangs)."""
     keep_loop()
-    deadline = asyncio.get_running_loop().time() + limit_s
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
+    await polling.until(predicate, within=limit_s, interval=0.01, message=f"timed out waiting for {what}")
 
 
 def ui_manifest() -> dict[str, Any]:

@@ -7,11 +7,12 @@ tells the model whether a notification can be delivered right now.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import timedelta, tzinfo
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from weclaw_desktop.clock import SYSTEM_CLOCK, Clock
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools._db import tool_database
 from weclaw_desktop.tools.reminder_scheduler import delivery_status, reminders_changed
@@ -88,6 +89,8 @@ class CancelParams(BaseModel):
 
 class ReminderTool(BaseTool):
     Config = ReminderConfig
+    #: Where "now" comes from; tests set the same hand-moved clock here and on the scheduler.
+    clock: Clock = SYSTEM_CLOCK
 
     def _tz(self) -> tzinfo:
         try:
@@ -95,9 +98,8 @@ class ReminderTool(BaseTool):
         except TimeInputError as exc:
             raise ToolError(f"The reminder tool's timezone setting is wrong: {exc}") from None
 
-    @staticmethod
-    def _store(ctx: ToolContext) -> ReminderStore:
-        return ReminderStore(tool_database(ctx))
+    def _store(self, ctx: ToolContext) -> ReminderStore:
+        return ReminderStore(tool_database(ctx), self.clock)
 
     @action(
         "Create a reminder that pops up on this computer: at a time ('at'), after a delay ('after', e.g. "
@@ -109,7 +111,7 @@ class ReminderTool(BaseTool):
         if not message:
             raise ToolError("The reminder message is empty. Say what to remind the user of.")
         tz = self._tz()
-        now = datetime.now(UTC)
+        now = self.clock.now()
         kind, cron = "once", ""
         try:
             if params.cron.strip():

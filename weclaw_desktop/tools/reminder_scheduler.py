@@ -15,7 +15,9 @@ were due before :meth:`start` fire once, marked late with their original time. A
 reminder fires once for any number of missed occurrences and then moves to its next future time.
 
 Without a notifier (it is not injected yet) due reminders wait; nothing is marked as shown. A notifier
-that raises is retried ``max_attempts`` times, ``retry_delay`` apart. No Qt here.
+that raises is retried ``max_attempts`` times, ``retry_delay`` apart. Time (reading it and sleeping)
+comes from ``clock`` (weclaw_desktop/clock.py; the system clock by default), so tests move time
+instead of waiting for it. No Qt here.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ import asyncio
 import contextlib
 import logging
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from weclaw_desktop.bridges.protocols import NotifierBridge
+from weclaw_desktop.clock import SYSTEM_CLOCK, Clock, wait_event
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.tools.reminder_store import Reminder, ReminderStore
 from weclaw_desktop.tools.timeparse import format_local
@@ -82,10 +84,10 @@ class ReminderScheduler:
         retry_delay: float = 30.0,
         max_attempts: int = 5,
         on_fired: FiredCallback | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.db = db
-        self.store = ReminderStore(db)
+        self.store = ReminderStore(db, clock)
         self.notifier_getter = notifier_getter
         self.max_sleep = max_sleep
         self.late_after = late_after
@@ -117,7 +119,7 @@ class ReminderScheduler:
         await self.db.run(self.store.ensure)
         self._loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
-        self.started_at = self.clock()
+        self.started_at = self.clock.time()
         self._task = asyncio.create_task(self._run(), name="reminder-scheduler")
         with _registry_lock:
             _running.setdefault(_key(self.db.path), []).append(self)
@@ -165,14 +167,12 @@ class ReminderScheduler:
                 wait = self.retry_delay
             wait = self.max_sleep if wait is None else min(wait, self.max_sleep)
             if wait > 0:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(wait):
-                        await self._event.wait()
+                await wait_event(self._event, wait, self.clock)
             self.wakeups += 1
 
     async def _tick(self) -> float | None:
         """Fire what is due; return seconds until the next reminder (None: nothing scheduled)."""
-        now = self.clock()
+        now = self.clock.time()
         due = await self.db.run(self.store.due, now)
         if due:
             notifier = self._notifier()
@@ -187,7 +187,7 @@ class ReminderScheduler:
         next_at = await self.db.run(self.store.next_at)
         if next_at is None:
             return None
-        return max(0.0, next_at - self.clock())
+        return max(0.0, next_at - self.clock.time())
 
     def _notifier(self) -> Any | None:
         try:
@@ -197,7 +197,7 @@ class ReminderScheduler:
             return None
 
     async def _fire(self, notifier: Any, reminder: Reminder) -> None:
-        now = self.clock()
+        now = self.clock.time()
         due_at = reminder.due_at if reminder.due_at is not None else now
         missed_while_closed = self.started_at is not None and due_at < self.started_at
         late = missed_while_closed or now - due_at > self.late_after
@@ -213,7 +213,7 @@ class ReminderScheduler:
             error = f"{type(exc).__name__}: {exc}"[:300]
             await self.db.run(self.store.mark_attempt_failed, reminder, error, now + self.retry_delay, give_up)
             return
-        updated = await self.db.run(self.store.mark_fired, reminder, self.clock(), late)
+        updated = await self.db.run(self.store.mark_fired, reminder, self.clock.time(), late)
         self.fired_count += 1
         log.info("reminder %d shown%s", reminder.id, " (late)" if late else "")
         if self.on_fired is not None and updated is not None:

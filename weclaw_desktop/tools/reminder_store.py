@@ -11,13 +11,13 @@ All methods are blocking; call them through ``Database.run``.
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
 from croniter import croniter
 
+from weclaw_desktop.clock import SYSTEM_CLOCK, Clock
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.tools.timeparse import format_local, from_epoch, local_zone, to_epoch
 
@@ -163,8 +163,9 @@ def _reminder(row: sqlite3.Row) -> Reminder:
 
 
 class ReminderStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
+        self.clock = clock
 
     def ensure(self) -> None:
         self.db.ensure(COMPONENT)
@@ -175,7 +176,7 @@ class ReminderStore:
             cur = conn.execute(
                 "INSERT INTO reminders(message, kind, cron, tz, due_at, next_at, created_at, origin) "
                 "VALUES (?,?,?,?,?,?,?,?)",
-                (message, kind, cron, tz, due_at, due_at, time.time(), origin),
+                (message, kind, cron, tz, due_at, due_at, self.clock.time(), origin),
             )
             row = conn.execute("SELECT * FROM reminders WHERE id=?", (cur.lastrowid,)).fetchone()
         return _reminder(row)
@@ -256,7 +257,7 @@ class ReminderStore:
                     (error, reminder.id),
                 )
             elif give_up:  # a recurring reminder skips this occurrence and keeps its schedule
-                following = next_cron(reminder.cron, reminder.zone, max(time.time(), reminder.due_at or 0))
+                following = next_cron(reminder.cron, reminder.zone, max(self.clock.time(), reminder.due_at or 0))
                 conn.execute(
                     "UPDATE reminders SET due_at=?, next_at=?, attempts=0, last_error=? WHERE id=? AND status='active'",
                     (following, following, error, reminder.id),

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import timedelta, tzinfo
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.clock import SYSTEM_CLOCK, Clock
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools._db import tool_database
@@ -144,15 +144,16 @@ def _task(row: sqlite3.Row) -> Task:
 class TodoStore:
     """Tasks in ``weclaw.db``; the blocking methods run in a worker thread through :meth:`Database.run`."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
+        self.clock = clock
 
     def add(self, text: str, notes: str, priority: int, due_at: float | None, due_has_time: bool) -> Task:
         self.db.ensure(COMPONENT)
         with self.db.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO todo(text, notes, priority, due_at, due_has_time, created_at) VALUES (?,?,?,?,?,?)",
-                (text, notes, priority, due_at, int(due_has_time), time.time()),
+                (text, notes, priority, due_at, int(due_has_time), self.clock.time()),
             )
             return _task(conn.execute("SELECT * FROM todo WHERE id=?", (cur.lastrowid,)).fetchone())
 
@@ -187,7 +188,7 @@ class TodoStore:
         marks = ",".join("?" * len(ids))
         with self.db.transaction() as conn:
             conn.execute(
-                f"UPDATE todo SET done=1, completed_at=? WHERE done=0 AND id IN ({marks})", (time.time(), *ids)
+                f"UPDATE todo SET done=1, completed_at=? WHERE done=0 AND id IN ({marks})", (self.clock.time(), *ids)
             )
             rows = conn.execute(f"SELECT * FROM todo WHERE id IN ({marks}) ORDER BY id", tuple(ids)).fetchall()
         return [_task(r) for r in rows]
@@ -208,6 +209,8 @@ class TodoStore:
 
 class TodoTool(BaseTool):
     Config = TodoConfig
+    #: Where "now" comes from (due dates, overdue); tests set a clock they move by hand.
+    clock: Clock = SYSTEM_CLOCK
 
     def _tz(self) -> tzinfo:
         try:
@@ -215,9 +218,8 @@ class TodoTool(BaseTool):
         except TimeInputError as exc:
             raise ToolError(f"The todo tool's timezone setting is wrong: {exc}") from None
 
-    @staticmethod
-    def _store(ctx: ToolContext) -> TodoStore:
-        return TodoStore(tool_database(ctx))
+    def _store(self, ctx: ToolContext) -> TodoStore:
+        return TodoStore(tool_database(ctx), self.clock)
 
     async def _existing(self, store: TodoStore, ids: list[int]) -> list[Task]:
         unique = list(dict.fromkeys(ids))
@@ -243,20 +245,21 @@ class TodoTool(BaseTool):
         has_time = False
         if params.due.strip():
             try:
-                when, has_time = parse_schedule_time(params.due, tz)
+                when, has_time = parse_schedule_time(params.due, tz, self.clock.now())
             except TimeInputError as exc:
                 raise ToolError(f"Bad due date: {exc}. Nothing was added.") from None
             if not has_time:
                 when = end_of_day(when.date(), tz)
-            if when.year > datetime.now(UTC).year + 50:
+            if when.year > self.clock.now().year + 50:
                 raise ToolError("The due date is more than 50 years away; check the year. Nothing was added.")
             due_at = to_epoch(when)
         store = self._store(ctx)
         task = await store.db.run(store.add, text, params.notes.strip(), PRIORITIES[params.priority], due_at, has_time)
         note = ""
-        if due_at is not None and due_at < time.time():
+        now = self.clock.time()
+        if due_at is not None and due_at < now:
             note = " Note: that due date is already past."
-        return ToolResult.ok(f"Added task {task.line(tz, time.time())}.{note}", data=task.data(tz))
+        return ToolResult.ok(f"Added task {task.line(tz, now)}.{note}", data=task.data(tz))
 
     @action(
         "List the user's tasks. By default the open ones, soonest due first; filter by status (open, "
@@ -264,9 +267,10 @@ class TodoTool(BaseTool):
     )
     async def list(self, params: ListParams, ctx: ToolContext) -> ToolResult:
         tz = self._tz()
-        now = time.time()
+        current = self.clock.now()
+        now = current.timestamp()
         due_before: float | None = None
-        local_now = datetime.now(tz)
+        local_now = current.astimezone(tz)
         if params.due == "today":
             due_before = to_epoch(end_of_day(local_now.date(), tz))
         elif params.due == "week":

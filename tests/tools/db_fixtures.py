@@ -1,4 +1,8 @@
-"""Fixtures for the memory, todo, reminder and email tools: the real tools.json, dispatcher and weclaw.db."""
+"""Fixtures for the memory, todo, reminder and email tools: the real tools.json, dispatcher and weclaw.db.
+
+These tools keep their data in the real weclaw.db, so their ``ctx`` differs from the one in
+tests/tools/conftest.py; each of their folders' conftest.py imports these fixtures.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_c.support_c import Caller
+from tools.db_support import Caller
 
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.storage.db import Database

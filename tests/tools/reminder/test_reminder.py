@@ -1,4 +1,9 @@
-"""reminder: the tool (create / list / cancel) and the ReminderScheduler service on the qasync loop."""
+"""reminder: the tool (create / list / cancel) and the ReminderScheduler service on the qasync loop.
+
+The scheduler tests move a FakeClock (tests/fakeclock.py) shared by the tool and the scheduler instead of
+sleeping until reminders come due; one test (a sooner reminder wakes a sleeping scheduler) runs on the
+real clock to prove the real sleep/wake wiring.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from tools_c.support_c import Caller, FailingNotifier, RecordingNotifier
+from fakeclock import FakeClock
+from polling import until
+from tools.db_support import Caller, FailingNotifier, RecordingNotifier
 
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.storage.db import Database
@@ -25,6 +32,18 @@ TZ = "Asia/Shanghai"
 @pytest.fixture
 def rem(make_caller: Callable[..., Caller]) -> Caller:
     return make_caller({"reminder": {"timezone": TZ}})
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def frem(rem: Caller, clock: FakeClock) -> Caller:
+    """The reminder tool reading the hand-moved clock that the scheduler tests give their scheduler."""
+    rem.registry.get("reminder").clock = clock  # type: ignore[attr-defined]
+    return rem
 
 
 @pytest.fixture
@@ -44,11 +63,16 @@ async def _start(started: list[ReminderScheduler], db: Database, notifier: Any, 
 
 
 async def _until(predicate: Callable[[], bool], within: float = 3.0) -> None:
-    deadline = time.monotonic() + within
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
+    await until(predicate, within=within)
+
+
+async def _asleep(clock: FakeClock, scheduler: ReminderScheduler, after_wakeups: int = -1) -> None:
+    """Wait until the scheduler has woken more than ``after_wakeups`` times, finished its tick and sleeps
+    on the clock again: from then on nothing happens until the clock moves or someone wakes it."""
+    await until(
+        lambda: scheduler.wakeups > after_wakeups and clock.sleeping == 1,
+        message=f"the scheduler did not go back to sleep (wakeups {scheduler.wakeups}, sleeping {clock.sleeping})",
+    )
 
 
 async def _rows(db: Database) -> list[tuple[int, str, int]]:
@@ -171,23 +195,26 @@ async def test_cancel_and_its_bad_inputs(rem: Caller, db: Database) -> None:
 # --- the scheduler ----------------------------------------------------------------------------------
 
 
-async def test_reminder_missed_while_closed_fires_once_after_restart(rem: Caller, db: Database) -> None:
-    made = await rem("reminder_create", message="吃药", after="1s")
+async def test_reminder_missed_while_closed_fires_once_after_restart(
+    frem: Caller, db: Database, clock: FakeClock
+) -> None:
+    made = await frem("reminder_create", message="吃药", after="1s")
     due = made.data["due_utc"]
     path = app_paths().database
     forget_database(path)  # the app (and its database) is closed while the reminder comes due
-    await asyncio.sleep(max(0.0, due - time.time()) + 0.2)
+    clock.advance_to(due + 0.2)
 
     notifier = RecordingNotifier()
     db1 = Database(path)
-    s1 = ReminderScheduler(db1, lambda: notifier)
+    s1 = ReminderScheduler(db1, lambda: notifier, clock=clock)
     await s1.start()
     try:
         await _until(lambda: len(notifier.shown) == 1)
-        await asyncio.sleep(0.2)  # and not a second time
+        await _asleep(clock, s1)  # and not a second time: it is done and waits for the next reminder
     finally:
         await s1.stop()
         db1.close()
+    await until(lambda: clock.sleeping == 0)
     title, message, urgent = notifier.shown[0]
     assert "Reminder" in title and urgent is True
     local_due = datetime.fromtimestamp(due, local_zone(TZ)).strftime("%Y-%m-%d %H:%M")
@@ -195,10 +222,12 @@ async def test_reminder_missed_while_closed_fires_once_after_restart(rem: Caller
     assert len(notifier.shown) == 1
 
     db2 = Database(path)  # second restart: already shown, stays quiet
-    s2 = ReminderScheduler(db2, lambda: notifier)
+    s2 = ReminderScheduler(db2, lambda: notifier, clock=clock)
     await s2.start()
     try:
-        await asyncio.sleep(0.3)
+        await _asleep(clock, s2)
+        clock.advance(0.3)
+        await _asleep(clock, s2)
         assert len(notifier.shown) == 1
         assert await _rows(db2) == [(made.data["id"], "fired", 1)]
     finally:
@@ -206,26 +235,17 @@ async def test_reminder_missed_while_closed_fires_once_after_restart(rem: Caller
         db2.close()
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def test_cron_reminder_fires_and_moves_to_its_next_occurrence(
-    rem: Caller, db: Database, schedulers: list[ReminderScheduler]
+    frem: Caller, db: Database, clock: FakeClock, schedulers: list[ReminderScheduler]
 ) -> None:
-    made = await rem("reminder_create", message="休息眼睛", cron="*/5 * * * *")
+    made = await frem("reminder_create", message="休息眼睛", cron="*/5 * * * *")
     first = made.data["due_utc"]
-    clock = Clock()
     notifier = RecordingNotifier()
     scheduler = await _start(schedulers, db, notifier, clock=clock)
-    await asyncio.sleep(0.1)
+    await _asleep(clock, scheduler)
     assert notifier.shown == []  # not due yet
 
-    clock.now = first + 1
+    clock.advance_to(first + 1)
     scheduler.wake()
     await _until(lambda: len(notifier.shown) == 1)
     store = ReminderStore(db)
@@ -234,10 +254,10 @@ async def test_cron_reminder_fires_and_moves_to_its_next_occurrence(
     assert after_one.due_at == next_cron("*/5 * * * *", local_zone(TZ), first)
     assert notifier.shown[0][1] == "休息眼睛"  # on time: no "late" note
 
-    clock.now = first + 3 * 300 + 10  # the machine slept through two occurrences: one late notification
+    clock.advance_to(first + 3 * 300 + 10)  # the machine slept through two occurrences: one late notification
     scheduler.wake()
     await _until(lambda: len(notifier.shown) == 2)
-    await asyncio.sleep(0.1)
+    await _asleep(clock, scheduler)
     [after_two] = await db.run(store.get, [made.data["id"]])
     assert (after_two.fire_count, after_two.due_at, after_two.last_late) == (2, first + 4 * 300, True)
     assert len(notifier.shown) == 2 and "late: it was due" in notifier.shown[1][1]
@@ -246,6 +266,8 @@ async def test_cron_reminder_fires_and_moves_to_its_next_occurrence(
 async def test_scheduler_wakes_early_when_a_sooner_reminder_is_added(
     rem: Caller, db: Database, schedulers: list[ReminderScheduler]
 ) -> None:
+    """On the real clock (SYSTEM_CLOCK): a scheduler asleep for an hour is woken by a new reminder and
+    then really sleeps about a second until it is due. This proves the real clock wiring."""
     await rem("reminder_create", message="Later", after="1h")
     notifier = RecordingNotifier()
     scheduler = await _start(schedulers, db, notifier, max_sleep=3600)  # would sleep an hour
@@ -260,25 +282,34 @@ async def test_scheduler_wakes_early_when_a_sooner_reminder_is_added(
     assert [r["message"] for r in (await rem("reminder_list")).data["reminders"]] == ["Later"]
 
 
-async def test_cancelled_reminder_never_fires(rem: Caller, db: Database, schedulers: list[ReminderScheduler]) -> None:
+async def test_cancelled_reminder_never_fires(
+    frem: Caller, db: Database, clock: FakeClock, schedulers: list[ReminderScheduler]
+) -> None:
     notifier = RecordingNotifier()
-    await _start(schedulers, db, notifier)
-    made = await rem("reminder_create", message="Cancelled", after="1s")
-    await rem("reminder_cancel", ids=[made.data["id"]])
-    await asyncio.sleep(1.3)
+    scheduler = await _start(schedulers, db, notifier, clock=clock)
+    made = await frem("reminder_create", message="Cancelled", after="1s")
+    await frem("reminder_cancel", ids=[made.data["id"]])
+    await _asleep(clock, scheduler)
+    wakeups = scheduler.wakeups
+    clock.advance(1.3)
+    clock.advance(scheduler.max_sleep)  # and past the longest sleep: the scheduler surely looked again
+    await _asleep(clock, scheduler, wakeups)
     assert notifier.shown == []
 
 
 async def test_due_reminders_wait_for_the_notifier_then_fire(
-    rem: Caller, db: Database, schedulers: list[ReminderScheduler]
+    frem: Caller, db: Database, clock: FakeClock, schedulers: list[ReminderScheduler]
 ) -> None:
     bridge: dict[str, RecordingNotifier] = {}
-    scheduler = ReminderScheduler(db, lambda: bridge.get("notifier"), max_sleep=3600)
+    scheduler = ReminderScheduler(db, lambda: bridge.get("notifier"), max_sleep=3600, clock=clock)
     await scheduler.start()
     schedulers.append(scheduler)
-    made = await rem("reminder_create", message="Stretch", after="1s")
+    made = await frem("reminder_create", message="Stretch", after="1s")
     assert made.data["can_notify_now"] is False and "not available yet" in made.output
-    await asyncio.sleep(1.3)
+    await _asleep(clock, scheduler)
+    wakeups = scheduler.wakeups
+    clock.advance(1.3)
+    await _asleep(clock, scheduler, wakeups)
     assert await _rows(db) == [(made.data["id"], "active", 0)]  # due, but nothing could show it
 
     bridge["notifier"] = RecordingNotifier()  # the window injected its notifier
@@ -288,14 +319,19 @@ async def test_due_reminders_wait_for_the_notifier_then_fire(
 
 
 async def test_failing_notifier_is_retried_then_given_up(
-    rem: Caller, db: Database, schedulers: list[ReminderScheduler]
+    frem: Caller, db: Database, clock: FakeClock, schedulers: list[ReminderScheduler]
 ) -> None:
     notifier = FailingNotifier()
-    made = await rem("reminder_create", message="Flaky", after="1s")
-    await _start(schedulers, db, notifier, retry_delay=0.05, max_attempts=3)
+    made = await frem("reminder_create", message="Flaky", after="1s")
+    scheduler = await _start(schedulers, db, notifier, retry_delay=0.05, max_attempts=3, clock=clock)
     store = ReminderStore(db)
+    for step in (1.0, 0.05, 0.05):  # due after 1 s, then a retry every retry_delay
+        await _asleep(clock, scheduler)
+        clock.advance(step + 0.001)
     await _until(lambda: notifier.calls >= 3, within=4)
-    await asyncio.sleep(0.2)
+    await _asleep(clock, scheduler)  # the third failure is recorded; it gave up and waits for nothing
+    clock.advance(0.2)
+    await _asleep(clock, scheduler)
     [row] = await db.run(store.get, [made.data["id"]])
     assert (row.status, row.attempts, notifier.calls) == ("failed", 3, 3)
     assert "tray is gone" in row.last_error

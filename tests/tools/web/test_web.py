@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 from toolrun import Run
-from tools_b.webserver import BRAVE_KEY, TAVILY_KEY, Site, build_app, web_config
+from tools.web_site import BRAVE_KEY, TAVILY_KEY, Site, build_app, web_config
 
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.toolkit import ToolContext, ToolStatus

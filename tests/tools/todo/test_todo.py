@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from tools_c.support_c import Caller
+from fakeclock import FakeClock
+from tools.db_support import Caller
 
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.base import ToolStatus
@@ -138,3 +139,16 @@ async def test_due_dates_in_user_words(todo: Caller) -> None:
     assert dated.data["due"].startswith(f"{datetime.now(zone).year}-12-31") and ":" not in dated.data["due"]
     bare = await todo("todo_add", text="x", due="15")
     assert bare.status is ToolStatus.ERROR and "'15' is a bare number" in bare.output
+
+
+async def test_overdue_follows_the_tools_clock(todo: Caller) -> None:
+    """The todo tool reads "now" from its clock (weclaw_desktop/clock.py): moving it makes a task overdue."""
+    clock = FakeClock(datetime(2030, 1, 1, 9, 0, tzinfo=local_zone(TZ)).timestamp())
+    todo.registry.get("todo").clock = clock  # type: ignore[attr-defined]
+    added = await todo("todo_add", text="Submit the form", due="in 2 hours")
+    assert added.succeeded, added.output
+    assert added.data["due"].startswith("2030-01-01 11:00")
+    assert (await todo("todo_list", due="overdue")).data["tasks"] == []
+    clock.advance(3 * 3600)
+    overdue = await todo("todo_list", due="overdue")
+    assert [t["text"] for t in overdue.data["tasks"]] == ["Submit the form"]

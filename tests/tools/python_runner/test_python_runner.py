@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tools_a.helpers_a import gone_soon, process_gone, wait_for_file
+from tools.processes import gone_soon, process_gone, wait_for_file
 
 from weclaw_desktop.toolkit import ToolContext, ToolStatus
 from weclaw_desktop.tools import python_runner

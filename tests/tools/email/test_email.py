@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tools_c.smtp_server import PASSWORD, USER, SmtpServer, free_port, make_certificate
-from tools_c.support_c import Caller
+from tools.db_support import Caller
+from tools.smtp_server import PASSWORD, USER, SmtpServer, free_port, make_certificate
 
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.toolkit import AvailabilityContext, Policy, ToolRegistry, plan

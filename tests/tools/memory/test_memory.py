@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tools_c.support_c import Caller
+from tools.db_support import Caller
 
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.storage.db import Database

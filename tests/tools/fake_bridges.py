@@ -1,4 +1,4 @@
-"""In-memory bridges implementing weclaw_desktop.bridges.protocols, for the tools_b tests."""
+"""In-memory bridges implementing weclaw_desktop.bridges.protocols, for the bridged-tool tests (clipboard, notify, screen, open)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Helpers for the tools_c tests: a dispatcher-backed caller and notifier bridges that record."""
+"""Helpers for the database-backed tool tests (memory, todo, reminder, email): a dispatcher-backed caller and notifier bridges that record."""
 
 from __future__ import annotations
 
