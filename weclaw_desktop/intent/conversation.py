@@ -27,6 +27,7 @@ from weclaw_desktop.intent.similarity import terms
 from weclaw_desktop.intent.text import EXTENSION_MARKERS, Prepared, units_of, normalise
 
 LOOKBACK = 6  # earlier tool-using turns a follow-up can refer to
+_COPULA = frozenset({"s", "is", "was", "wa"})
 
 _FENCE = re.compile(r"```[ \t]*([\w+#-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _INLINE = re.compile(r"`([^`\n]{2,200})`")
@@ -95,18 +96,19 @@ class Conversation:
             self._referent = produced(self.last) if self.last is not None else []
         return self._referent
 
-    def referred_turn(self, prepared: Prepared) -> Turn | None:
-        """The earlier tool turn this request refers to: most shared words (bigrams, stems), else the newest."""
+    def referred_turn(self, prepared: Prepared) -> tuple[Turn | None, int]:
+        """The earlier tool turn this request refers to, and how many words (bigrams, stems) they share:
+        the turn sharing most, else the newest (sharing 0)."""
         turns = self.tool_turns()
         if not turns:
-            return None
+            return None, 0
         mine = terms(prepared.units)
-        best, best_n = turns[0], 0.0
+        best, best_n = turns[0], 0
         for t in turns:
             shared = sum(1 for term in terms(units_of(normalise(t.user))) if term in mine)
             if shared > best_n:
                 best, best_n = t, shared
-        return best
+        return best, best_n
 
 
 def produced(turn: Turn) -> list[str]:
@@ -149,7 +151,9 @@ def resolve(prepared: Prepared, referent: Sequence[str]) -> None:
     units = prepared.units
     at: list[int] = []  # insert after these positions
     for i, u in enumerate(units):
-        if u in cues.ANAPHORA and not (i + 1 < len(units) and units[i + 1].startswith("‹")):
+        nxt = units[i + 1] if i + 1 < len(units) else ""
+        # "that's all", "it's fine": a copula, not a pointer; a marker already there needs no second one
+        if u in cues.ANAPHORA and not nxt.startswith("‹") and nxt not in _COPULA:
             at.append(i)
     if not at:
         for _, end in prepared.clauses or [(0, len(units))]:

@@ -209,12 +209,14 @@ class IntentEngine:
         high, medium = self.settings.high_threshold, self.settings.medium_threshold
         chosen = [s for s in ranked if s.score >= medium]
         if chosen and chosen[0].score >= high:
-            # beside a confident intent, a side intent needs more than one generic word — unless it is
-            # the best of a clause of its own ("zip the logs, and remind me at 3")
+            # beside a confident intent, a side intent needs more than one generic word — unless an
+            # action phrase makes it the best of a clause of its own ("zip the logs, and remind me at 3")
             clause_best: dict[int, str] = {}
             for s in chosen:
                 clause_best.setdefault(s.clause, s.name)
-            chosen = chosen[:1] + [s for s in chosen[1:] if s.score >= SECONDARY or clause_best[s.clause] == s.name]
+            chosen = chosen[:1] + [
+                s for s in chosen[1:] if s.score >= SECONDARY or (clause_best[s.clause] == s.name and s.strong > 0)
+            ]
         route = Route(tier=CLARIFY, confidence=ranked[0].score if ranked else 0.0, intents=chosen, tools=[])
         route.question, route.candidates = analysis.question, ranked
         route.forms = [f.kind for f in analysis.forms]
@@ -259,13 +261,18 @@ class IntentEngine:
         context: conversation.Conversation,
         allowed: Collection[str],
     ) -> None:
-        """A follow-up that repeats a need, or that routes to nothing of its own and is not a question, a
-        writing request or a negation, gets the tools of the earlier turn it refers to."""
+        """A follow-up gets the tools of the earlier turn it refers to when it repeats a need ("again", "the
+        same"), when it routes to nothing of its own and is not a question, a writing request or a negation
+        ("actually make it the 2nd", "那后天呢"), or when nothing of its own is certain and it shares words
+        with that turn ("move the mom thing to six" after "remind me to call mom")."""
         answered = {forms.KNOWLEDGE, forms.ADVICE, forms.COMPOSE, forms.NEGATED, forms.SOCIAL}
-        if not analysis.cont and (route.intents or all(f.kind in answered for f in analysis.forms)):
+        if all(f.kind in answered for f in analysis.forms) and not analysis.cont:
             return
-        turn = context.referred_turn(prepared)
+        turn, shared = context.referred_turn(prepared)
         if turn is None:
+            return
+        unsure = not route.intents or route.intents[0].score < self.settings.high_threshold
+        if not (analysis.cont or not route.intents or (unsure and shared > 0)):
             return
         before = len(route.tools)
         back = next(i for i, t in enumerate(context.tool_turns(), 1) if t is turn)

@@ -138,9 +138,9 @@ def analyse(prepared: Prepared, cue_matches: Sequence[Match], actions: Sequence[
         clause = units[start:end]
         form = _form(clause, start, end, found, actions, prepared)
         if form is None:  # no cue and no action phrase of its own: the form of the clause before
-            prev = forms[-1] if forms else None
+            prev = forms[-1] if forms and forms[-1].kind != SOCIAL else None  # "oh, and …": thanks end there
             form = Form(prev.kind if prev else REQUEST, start, end, prev.pointing if prev else False, "inherited")
-            if i in action_clauses and form.kind in (NEGATED, SOCIAL):
+            if i in action_clauses and form.kind == NEGATED:
                 form = Form(REQUEST, start, end)
         forms.append(form)
         if cues.CONTINUE in found:

@@ -107,6 +107,8 @@ _CLOCK = re.compile(
     r"\d{1,2}\s*点(?!\d)|(?:早上|上午|中午|下午|傍晚|晚上|凌晨|今晚|明早|明晚|夜里)[" + _CN_NUM + r"]{1,3}点"
     r"|[" + _CN_NUM + r"]{1,3}点(?:半|钟|一刻|[" + _CN_NUM + r"]{1,3}分)"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight)\b"
+    # "at 3", "at 6 o'clock": an hour after "at", not an amount ("at 3%", "at 3 dollars")
+    r"|\bat\s+\d{1,2}(?![\d.,%:])(?:\s*o'clock)?(?!\s*(?:%|percent|dollars?|euros?|yuan|km|kg|miles?|times|degrees?|x\b))\b"
 )
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_QUOTE = re.compile("[\"'“「『‘《]")
