@@ -126,38 +126,44 @@ def analyse(prepared: Prepared, cue_matches: Sequence[Match], actions: Sequence[
     ``keyword.intent`` is the cue kind); ``actions``: the action-phrase matches of the intents."""
     units = prepared.units
     spans = prepared.clauses or [(0, len(units))]
-    by_clause: list[dict[str, list[Match]]] = [{} for _ in spans]
+    n = len(spans)
+    by_clause: list[dict[str, list[Match]]] = [{} for _ in range(n)]
     starts = [s for s, _ in spans]
     for m in cue_matches:
-        by_clause[_clause_of(starts, m.start)].setdefault(m.keyword.intent, []).append(m)
-    action_clauses = {_clause_of(starts, m.start) for m in actions}
+        found = by_clause[_clause_of(starts, m.start) if n > 1 else 0]
+        ms = found.get(m.keyword.intent)
+        if ms is None:
+            found[m.keyword.intent] = [m]
+        else:
+            ms.append(m)
     forms: list[Form] = []
     out = Analysis(forms=forms)
+    social = True
     for i, (start, end) in enumerate(spans):
         found = by_clause[i]
-        clause = units[start:end]
-        form = _form(clause, start, end, found, actions, prepared)
+        form = _form(units[start:end], start, end, found, actions, prepared)
         if form is None:  # no cue and no action phrase of its own: the form of the clause before
             prev = forms[-1] if forms and forms[-1].kind != SOCIAL else None  # "oh, and …": thanks end there
             form = Form(prev.kind if prev else REQUEST, start, end, prev.pointing if prev else False, "inherited")
-            if i in action_clauses and form.kind == NEGATED:
-                form = Form(REQUEST, start, end)
         forms.append(form)
+        social = social and form.kind == SOCIAL
         if cues.CONTINUE in found:
             out.cont = True
+    out.social = social and bool(forms)
+    if n > 1:
+        _across_clauses(forms)
+    return out
+
+
+def _across_clauses(forms: list[Form]) -> None:
     for k in range(1, len(forms)):
-        # "怎么把文件弄到手机上，帮我传一下": a bare request after a how-to asks for it to be done
         f, prev = forms[k], forms[k - 1]
         if f.kind == REQUEST and f.why == "asked" and prev.kind == KNOWLEDGE and prev.why == "how-to question":
+            # "怎么把文件弄到手机上，帮我传一下": a bare request after a how-to asks for it to be done
             forms[k - 1] = Form(REQUEST, prev.start, prev.end, prev.pointing, "how-to followed by a request")
-    for k in range(1, len(forms)):
-        # a bare trailing question ("…, and why?", "为什么呢") makes the clause it follows that question
-        f, prev = forms[k], forms[k - 1]
-        if f.kind == KNOWLEDGE and f.end - f.start <= 3 and prev.kind in (YES_NO, REQUEST) and not prev.pointing:
+        elif f.kind == KNOWLEDGE and f.end - f.start <= 3 and prev.kind in (YES_NO, REQUEST) and not prev.pointing:
+            # a bare trailing question ("…, and why?", "为什么呢") makes the clause it follows that question
             forms[k - 1] = Form(KNOWLEDGE, prev.start, prev.end, why="question continued by the next clause")
-    content = [f for f in forms if f.end > f.start]
-    out.social = bool(content) and all(f.kind == SOCIAL for f in content)
-    return out
 
 
 def _clause_of(starts: list[int], pos: int) -> int:
@@ -181,6 +187,12 @@ def _form(
     if clause and (clause[0] in _SOCIAL_EN or clause[0] in cues.SOCIAL_ZH):
         if all(u in _SOCIAL_EN or u in cues.SOCIAL_ZH or u == "#" for u in clause):
             return Form(SOCIAL, start, end, why="thanks or greeting")
+    if _definition(clause):  # "what is docker", "what are cookies"
+        found = {**found, cues.KNOWLEDGE: found.get(cues.KNOWLEDGE, [])}
+    if not found:  # the common case: no cue at all
+        if _yes_no(clause):
+            return Form(YES_NO, start, end, why="yes/no question")
+        return Form(REQUEST, start, end) if any(start <= m.start < end for m in actions) else None
     own_actions = [m for m in actions if start <= m.start < end]
     if own_actions:
         # a cue inside an action phrase belongs to the phrase: "don't forget" is a reminder, "不用记" a
@@ -215,7 +227,10 @@ def _form(
     )
     current = cues.CURRENT in found
     verb_at = min((m.start for m in found.get(cues.REQUEST_VERB, [])), default=None)
-    if cues.COMPOSE in found or (prepared.rework and "‹quote›" in clause):
+    asked_last = cues.KNOWLEDGE in found and cues.COMPOSE in found and (
+        max(m.start for m in found[cues.KNOWLEDGE]) > min(m.start for m in found[cues.COMPOSE])
+    )  # "用 Python 写个爬虫的思路是什么": the writing is what the question is about
+    if not asked_last and (cues.COMPOSE in found or (prepared.rework and "‹quote›" in clause)):
         # "summarise ~/notes.txt", "write up what's in this folder"; but "a poem about my old file" is a poem
         shown = concrete or "‹ref›" in clause or _points(found, cues.DEMONSTRATIVE) or _in_container(found)
         if shown:
@@ -231,9 +246,10 @@ def _form(
             return Form(REQUEST, start, end, pointing, "advice about the user's things")
         return Form(ADVICE, start, end, why="advice or opinion")
     if cues.KNOWLEDGE in found:
-        first = min(m.start for m in found[cues.KNOWLEDGE])
+        first = min((m.start for m in found[cues.KNOWLEDGE]), default=start)
         # "what's a 15% tip on $84": the figures make "what's a" a sum to work out
         sums = "‹math›" in clause and all(m.keyword.phrase in _WHAT for m in found[cues.KNOWLEDGE])
+        sums = sums or ("‹math›" in clause and not found[cues.KNOWLEDGE])
         if pointing or current or sums or cues.NEUTRAL in found or (verb_at is not None and verb_at < first):
             return Form(REQUEST, start, end, pointing, "question about the user's things or the present")
         return Form(KNOWLEDGE, start, end, why="knowledge question")
@@ -282,6 +298,18 @@ def _in_container(found: dict[str, list[Match]]) -> bool:
             if loc.end == o.start and loc.keyword.phrase.isascii():
                 return True
     return False
+
+
+_DEFINED = frozenset({"the", "my", "your", "this", "that", "it", "on", "in", "‹ref›"})
+
+
+def _definition(clause: list[str]) -> bool:
+    """"what is docker", "what's kubernetes", "what are cookies": a bare noun asked to be defined (but not
+    "what's the weather", "what is my ip", "what is on my screen")."""
+    if len(clause) < 3 or clause[0] != "what" or clause[1] not in ("is", "s", "are", "ar"):
+        return False
+    rest = clause[2:]
+    return len(rest) <= 2 and rest[0] not in _DEFINED and not rest[0].startswith("‹")
 
 
 def _yes_no(clause: list[str]) -> bool:

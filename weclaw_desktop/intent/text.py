@@ -122,6 +122,7 @@ _TOKEN = re.compile(
 )
 JOIN_EN = frozenset({"and", "then", "also", "but", "plus"})
 JOIN_ZH = frozenset({"然后", "顺便", "并且", "另外", "接着", "同时", "还有", "并把", "并将", "再把"})
+_JOIN_ZH_SECOND = frozenset(w[1] for w in JOIN_ZH)
 
 
 @dataclass
@@ -283,10 +284,10 @@ def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
             units.append("#")
             prev_cjk = ""
         else:
-            if prev_cjk and prev_cjk + tok in JOIN_ZH:
+            if tok in _JOIN_ZH_SECOND and prev_cjk + tok in JOIN_ZH:
                 cuts.append(len(units) - 1)
             units.append(tok)
-            prev_cjk = tok if c >= "\u3400" else ""
+            prev_cjk = tok
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in (*cuts, len(units)):
