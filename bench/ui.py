@@ -79,8 +79,9 @@ async def stall(delay_s: float) -> dict[str, float]:
     from fakeopenai import call, text_reply, tool_reply
 
     from weclaw_desktop.agent import events as ev
-    from weclaw_desktop.app import build_window, create_runtime
+    from weclaw_desktop.app import create_runtime
     from weclaw_desktop.settings import Settings
+    from weclaw_desktop.ui.boot import build_window
 
     server = ServerThread()
     fake = server.fake
@@ -174,7 +175,7 @@ def main() -> int:
         f"on {os.cpu_count()} CPUs"
     )
 
-    from weclaw_desktop.app import qt_application
+    from weclaw_desktop.ui.boot import qt_application
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     app = qt_application(sys.argv[:1])  # as the app does (also sets the GIL switch interval)

@@ -96,13 +96,14 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     from fakeopenai import FakeOpenAI, call, hang_reply, text_reply, tool_reply
     from PySide6.QtWidgets import QApplication
 
-    from weclaw_desktop.app import build_window, create_runtime
+    from weclaw_desktop.app import create_runtime
     from weclaw_desktop.companion.service import CompanionService, attach_to_registry
+    from weclaw_desktop.i18n import set_language
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import SecretStore
     from weclaw_desktop.settings import Settings
     from weclaw_desktop.ui import theme
-    from weclaw_desktop.ui.i18n import set_language
+    from weclaw_desktop.ui.boot import build_window
 
     set_language(lang)
     app = QApplication.instance()

@@ -52,6 +52,16 @@ def _collect_after_each_test() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _english_ui() -> Iterator[None]:
+    """Every test starts (and leaves the next one) with the English UI; a test sets zh itself."""
+    from weclaw_desktop.i18n import set_language
+
+    set_language("en")
+    yield
+    set_language("en")
+
+
+@pytest.fixture(autouse=True)
 def weclaw_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Every test gets its own WECLAW_HOME; no test touches the real user's data."""
     home = tmp_path / "weclaw-home"

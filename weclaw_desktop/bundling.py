@@ -13,9 +13,9 @@ from pathlib import Path
 
 #: Modules the app imports by name at run time (``importlib.import_module("...")`` with a literal).
 LAZY_MODULES = (
-    "weclaw_desktop.app",  # cli.main: the GUI
+    "weclaw_desktop.app",  # cli.main: the GUI (its package imports the composition root, app/root.py)
     "weclaw_desktop.agent.runtime",  # app.load_runtime, off the UI thread
-    "weclaw_desktop.ui.integrations",  # app.load_services (reminders, MCP, phone link), off the UI thread
+    "weclaw_desktop.app.services",  # app.load_services (reminders, MCP, phone link), off the UI thread
     "weclaw_desktop.ui.selftest",  # cli.main: --self-test
     "weclaw_desktop.tools.pyexec",  # cli.main: --run-python (python_runner in the bundle)
 )

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from weclaw_desktop import __version__
+from weclaw_desktop import __version__, i18n
 
 COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
 
@@ -38,6 +38,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(encoding="utf-8", errors="replace")
+    # messages for people follow the terminal's locale (LANGUAGE, LC_ALL, LC_MESSAGES, LANG; the Windows
+    # display language); the desktop app then switches to the language of its settings
+    i18n.set_language(i18n.resolve_language("system"))
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.data_dir:
@@ -53,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print(i18n.tr("cli.interrupted"), file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

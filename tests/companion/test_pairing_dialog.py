@@ -8,6 +8,7 @@ from typing import Any
 from companion_helpers import Rig, wait_for
 from PySide6.QtWidgets import QMessageBox
 
+from weclaw_desktop.i18n import set_language
 from weclaw_desktop.ui.pairing_dialog import DeviceApprover, PairingDialog
 
 
@@ -18,7 +19,7 @@ async def post_pair(rig: Rig, token: str, name: str = "Test phone") -> int:
 
 async def test_dialog_shows_the_code_lists_and_removes_phones(rig: Rig, qtbot: Any) -> None:
     saved: list[bool] = []
-    dialog = PairingDialog(rig.service, lang="en", on_settings_changed=lambda: saved.append(True))
+    dialog = PairingDialog(rig.service, on_settings_changed=lambda: saved.append(True))
     qtbot.addWidget(dialog)
     dialog.show()
     await dialog.idle()
@@ -54,7 +55,8 @@ async def test_dialog_shows_the_code_lists_and_removes_phones(rig: Rig, qtbot: A
 
 async def test_a_new_phone_needs_the_users_yes(rig: Rig, qtbot: Any) -> None:
     rig.service.settings.auto_accept = False
-    dialog = PairingDialog(rig.service, lang="zh")
+    set_language("zh")  # the question is asked in the UI language
+    dialog = PairingDialog(rig.service)
     qtbot.addWidget(dialog)
     approver = rig.service.accept_device
     assert isinstance(approver, DeviceApprover)

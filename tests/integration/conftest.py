@@ -23,8 +23,8 @@ async def make_window(qtbot: Any, memory_keyring: Any) -> AsyncIterator[WindowFa
     """The real window on the bundled tools.json, bridges injected, shown; quit and deleted afterwards."""
     from PySide6.QtWidgets import QApplication
 
-    from weclaw_desktop.app import build_window
-    from weclaw_desktop.ui.i18n import set_language
+    from weclaw_desktop.i18n import set_language
+    from weclaw_desktop.ui.boot import build_window
     from weclaw_desktop.ui.theme import apply_theme
 
     made: list[Any] = []

@@ -20,10 +20,10 @@ from integration_helpers import (
 )
 
 from weclaw_desktop.app import run
+from weclaw_desktop.app.services import AppServices
 from weclaw_desktop.mcp import tool_name
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import Settings
-from weclaw_desktop.ui.integrations import AppServices
 
 MCP_TOOL = tool_name("test")
 

@@ -28,13 +28,13 @@ from integration_helpers import (
     until,
 )
 
+from weclaw_desktop.app.services import AppServices
 from weclaw_desktop.mcp import tool_name
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_store import ReminderStore
 from weclaw_desktop.ui.chat_view import NoticeWidget
-from weclaw_desktop.ui.integrations import AppServices
 
 MCP_TOOL = tool_name("test")
 
@@ -125,7 +125,7 @@ async def test_mcp_server_from_settings_shows_in_the_panel_runs_a_turn_and_follo
     window = await make_window(settings)
     runtime = create_runtime(window, api_key=TEST_KEY, logs=False)
     services = services_for(window)
-    assert [title for title, _ in window._extra_pages] == ["MCP servers"]
+    assert [str(title) for title, _ in window._extra_pages] == ["MCP servers"]
     assert services.mcp_page.manager is services.mcp
     await services.start()
     await services.mcp.wait_settled(20)

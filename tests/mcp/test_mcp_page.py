@@ -12,11 +12,12 @@ import pytest
 from polling import reached
 from PySide6.QtWidgets import QLineEdit
 
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.mcp import secret_key
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings, Settings
-from weclaw_desktop.ui.mcp_page import STORED, McpPage, McpPageError
+from weclaw_desktop.ui.mcp_page import McpPage, McpPageError
 
 SERVER = str(Path(__file__).resolve().parent / "mcp_test_server.py")  # a path, for the form
 
@@ -45,7 +46,7 @@ def test_load_shows_servers_and_stored_secrets_without_their_values(qtbot: Any, 
     assert page.name_edit.text() == "files"
     assert page.args_edit.text() == "-y 'server fs' '~/Docs'"
     assert page.secrets_table.item(0, 0).text() == "TOKEN"
-    assert _secret_field(page, 0).text() == "" and _secret_field(page, 0).placeholderText() == STORED
+    assert _secret_field(page, 0).text() == "" and _secret_field(page, 0).placeholderText() == tr("mcp.secret.stored")
 
     page.server_list.setCurrentRow(1)
     assert page.url_edit.text() == "https://example.com/mcp" and page.trusted_check.isChecked()
@@ -86,7 +87,7 @@ def test_add_apply_rename_and_remove_keep_secrets_in_the_keyring_only(qtbot: Any
     assert SecretStore().get(secret_key("calc", "env", "API_TOKEN")) == "calc-secret-98765"
     settings.save()
     assert "calc-secret-98765" not in app_paths().settings_file.read_text(encoding="utf-8")
-    assert _secret_field(page, 0).text() == "" and _secret_field(page, 0).placeholderText() == STORED
+    assert _secret_field(page, 0).text() == "" and _secret_field(page, 0).placeholderText() == tr("mcp.secret.stored")
 
     # Rename: the secret moves with the server.
     page.name_edit.setText("calculator")

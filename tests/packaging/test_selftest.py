@@ -21,6 +21,7 @@ CHECKS = [
     "keyring-backends",
     "window",
     "pairing-qr",
+    "translations",
     "provider",
     "python_runner",
 ]

@@ -34,8 +34,9 @@ WindowFactory = Callable[..., Awaitable[Any]]
 @pytest.fixture
 async def make_window(qtbot: Any, tools_json: Path) -> AsyncIterator[WindowFactory]:
     """Build the real window (registry from the test tools.json, bridges injected) with a runtime."""
-    from weclaw_desktop.app import build_window, create_runtime
-    from weclaw_desktop.ui.i18n import set_language
+    from weclaw_desktop.app import create_runtime
+    from weclaw_desktop.i18n import set_language
+    from weclaw_desktop.ui.boot import build_window
     from weclaw_desktop.ui.theme import apply_theme
 
     made: list[Any] = []

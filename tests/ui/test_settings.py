@@ -9,9 +9,9 @@ import keyring
 from fakeopenai import FakeOpenAI, text_reply
 from uihelpers import configured_settings, until
 
+from weclaw_desktop.i18n import set_language
 from weclaw_desktop.secrets import SERVICE, SecretStore
 from weclaw_desktop.settings import Settings
-from weclaw_desktop.ui.i18n import set_language
 from weclaw_desktop.ui.settings_dialog import SettingsDialog
 
 

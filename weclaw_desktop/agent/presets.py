@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from weclaw_desktop.i18n import has_chinese, is_chinese
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -20,12 +22,13 @@ class Preset:
     stream_usage: bool = True  # accepts stream_options={"include_usage": true}
     key_url: str = ""  # where users get a key
     known_models: tuple[str, ...] = field(default_factory=tuple)
+    label_zh: str = ""  # the Chinese label when it is not just ``label`` (which may carry the Chinese name)
 
     def short_label(self, lang: str) -> str:
         """The label for one language: "DeepSeek 深度求索" stays whole in Chinese, is "DeepSeek" in English."""
-        if lang.startswith("zh"):
-            return self.label
-        words = [w for w in self.label.split() if not any("\u4e00" <= ch <= "\u9fff" for ch in w)]
+        if is_chinese(lang):
+            return self.label_zh or self.label
+        words = [w for w in self.label.split() if not has_chinese(w)]
         return " ".join(words) or self.label
 
 
@@ -62,6 +65,7 @@ PRESETS: dict[str, Preset] = {
             "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
             "qwen-plus",
             known_models=("qwen-plus", "qwen-max", "qwen-turbo"),
+            label_zh="Qwen 通义千问（DashScope 国际版）",
         ),
         Preset(
             "zhipu",
@@ -96,8 +100,22 @@ PRESETS: dict[str, Preset] = {
             key_url="https://openrouter.ai/keys",
             known_models=("openai/gpt-4o-mini", "anthropic/claude-3.5-sonnet"),
         ),
-        Preset("ollama", "Ollama (local)", "http://localhost:11434/v1", "qwen2.5:7b", needs_key=False),
-        Preset("lmstudio", "LM Studio (local)", "http://localhost:1234/v1", "", needs_key=False),
+        Preset(
+            "ollama",
+            "Ollama (local)",
+            "http://localhost:11434/v1",
+            "qwen2.5:7b",
+            needs_key=False,
+            label_zh="Ollama（本地）",
+        ),
+        Preset(
+            "lmstudio",
+            "LM Studio (local)",
+            "http://localhost:1234/v1",
+            "",
+            needs_key=False,
+            label_zh="LM Studio（本地）",
+        ),
         Preset("custom", "Custom OpenAI-compatible", "", ""),
     ]
 }

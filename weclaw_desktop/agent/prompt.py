@@ -6,25 +6,24 @@ settings at the start of each turn.
 
 from __future__ import annotations
 
-import locale
 import platform
 import re
 from datetime import datetime
 from pathlib import Path
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+from weclaw_desktop.i18n import has_chinese, language_of, resolve_language
 
 
 def user_language(setting: str, text: str) -> str:
-    """'zh' or 'en': the UI setting when explicit, else the message's script, else the system locale."""
-    if setting in ("zh", "en"):
-        return setting
-    if _CJK.search(text):
+    """'zh' or 'en': the UI setting when explicit, else the message's script, else the system's languages."""
+    explicit = language_of(setting) if setting != "system" else None
+    if explicit is not None:
+        return explicit
+    if has_chinese(text):
         return "zh"
     if re.search(r"[A-Za-z]", text):
         return "en"
-    loc = (locale.getlocale()[0] or "").lower()
-    return "zh" if loc.startswith("zh") else "en"
+    return resolve_language("system")
 
 
 def os_description() -> str:

@@ -12,6 +12,7 @@ import sys
 import threading
 from typing import TextIO
 
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult
 
 
@@ -83,13 +84,14 @@ class TerminalGate:
         if len(args) > 300:
             args = args[:299] + "…"
         reason = f" ({req.reason})" if req.reason else ""
-        self.out.write(f"\n? {req.function} wants to run [{req.risk.value} risk]{reason}\n  {args}\n")
+        risk = tr(f"risk.{req.risk.value}")
+        self.out.write("\n" + tr("cli.approval.ask", function=req.function, risk=risk, reason=reason) + f"\n  {args}\n")
         while True:
-            answer = await self.reader.readline("  allow [o]nce, for this [s]ession, or [d]eny? ", out=self.out)
+            answer = await self.reader.readline("  " + tr("cli.approval.choices") + " ", out=self.out)
             choice = (answer or "d").strip().lower()
-            if choice in ("o", "once", "y", "yes"):
+            if choice in ("o", "once", "y", "yes", "一次", "是"):
                 return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by="user")
-            if choice in ("s", "session"):
+            if choice in ("s", "session", "本次会话"):
                 return ApprovalResult(ApprovalDecision.ALLOW_SESSION, decided_by="user")
-            if choice in ("d", "deny", "n", "no"):
+            if choice in ("d", "deny", "n", "no", "拒绝", "否"):
                 return ApprovalResult(ApprovalDecision.DENY, decided_by="user", note="denied at the terminal")

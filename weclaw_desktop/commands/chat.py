@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.terminal import LineReader, TerminalGate
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.toolkit.approval import ApprovalGate, AutoApprove, AutoDeny
 from weclaw_desktop.toolkit.base import Origin
 
@@ -52,12 +53,12 @@ def run(args: argparse.Namespace) -> int:
     if data_dir:
         os.environ["WECLAW_HOME"] = os.path.abspath(data_dir)
     if args.max_rounds is not None and not 1 <= args.max_rounds <= 100:
-        return _fail("--max-rounds must be between 1 and 100", 2)
+        return _fail(tr("cli.chat.max_rounds"), 2)
     return asyncio.run(_main(args))
 
 
 def _fail(message: str, code: int = 1) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(tr("cli.error", message=message), file=sys.stderr)
     return code
 
 
@@ -81,9 +82,9 @@ async def _main(args: argparse.Namespace) -> int:
     if args.deny_risky:
         settings.agent.approvals.rules["cli"] = {"low": "allow", "medium": "deny", "high": "deny"}
     if args.api_key_env and not os.environ.get(args.api_key_env):
-        return _fail(f"the environment variable {args.api_key_env} is not set", 2)
+        return _fail(tr("cli.chat.no_env", name=args.api_key_env), 2)
     if not settings.provider.configured:
-        return _fail("no model endpoint is set up: pass --base-url and --model, or configure them in the app", 2)
+        return _fail(tr("cli.chat.no_endpoint"), 2)
 
     reader = LineReader()
     gate: ApprovalGate = AutoApprove() if args.yes else AutoDeny() if args.deny_risky else TerminalGate(reader)
@@ -92,7 +93,7 @@ async def _main(args: argparse.Namespace) -> int:
             settings, paths=paths, tools_json=args.tools, origin=Origin.CLI, gate=gate, api_key_env=args.api_key_env
         )
     except ManifestError as exc:
-        return _fail(str(exc).splitlines()[0] + " (run `weclaw validate`)", 2)
+        return _fail(tr("cli.chat.bad_tools", problem=str(exc).splitlines()[0]), 2)
     mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths)
     try:
         if mcp is not None:
@@ -100,13 +101,13 @@ async def _main(args: argparse.Namespace) -> int:
         await rt.recover()
         session_id = await _session(rt, args)
         if session_id is None:
-            return _fail(f"no conversation with id {args.session} (list them in the app)", 2)
+            return _fail(tr("cli.chat.no_session", id=args.session), 2)
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout)
         if not args.json:
-            print(f"[session {session_id}]", file=sys.stderr)
+            print(tr("cli.chat.session", id=session_id), file=sys.stderr)
         if args.message is not None:
             if not args.message.strip():
-                return _fail("the message is empty", 2)
+                return _fail(tr("cli.chat.empty"), 2)
             done = await _turn(rt, session_id, args.message, printer)
             return _report(done, args.json)
         return await _interactive(rt, session_id, printer, reader, args.json)
@@ -132,7 +133,7 @@ async def _start_mcp(manager: Any, settings: Any) -> None:
     for name in manager.servers():
         status = manager.status(name)
         if status.state != "connected":
-            print(f"[MCP server {name}: {status.message}]", file=sys.stderr)
+            print(f"[{status.text or status.message}]", file=sys.stderr)
 
 
 async def _session(rt: Any, args: argparse.Namespace) -> str | None:
@@ -167,7 +168,7 @@ async def _turn(rt: Any, session_id: str, text: str, printer: Printer) -> ev.Tur
 def _report(done: ev.TurnDone, as_json: bool) -> int:
     code = EXIT.get(done.reason, 1)
     if code and not as_json:
-        print(f"error: {done.message or done.reason}", file=sys.stderr)
+        print(tr("cli.error", message=done.message or done.reason), file=sys.stderr)
     elif code and as_json:
         print(done.message or done.reason, file=sys.stderr)
     return code
@@ -175,7 +176,7 @@ def _report(done: ev.TurnDone, as_json: bool) -> int:
 
 async def _interactive(rt: Any, session_id: str, printer: Printer, reader: LineReader, as_json: bool) -> int:
     if not as_json:
-        print("Type a message; /new starts a new conversation, /quit or Ctrl-D leaves.", file=sys.stderr)
+        print(tr("cli.chat.help"), file=sys.stderr)
     while True:
         line = await reader.readline("you> ")
         if line is None or line.strip() in ("/quit", "/exit"):
@@ -184,7 +185,7 @@ async def _interactive(rt: Any, session_id: str, printer: Printer, reader: LineR
             continue
         if line.strip() == "/new":
             session_id = (await rt.create_session()).id
-            print(f"[session {session_id}]", file=sys.stderr)
+            print(tr("cli.chat.session", id=session_id), file=sys.stderr)
             continue
         done = await _turn(rt, session_id, line, printer)
         if done.reason != "completed":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.manifest import Manifest, ManifestError, load_manifest
 
@@ -13,5 +14,5 @@ def manifest_or_exit(path: str | None) -> Manifest:
     try:
         return load_manifest(Path(path) if path else tools_json_path())
     except ManifestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(tr("cli.error", message=exc), file=sys.stderr)
         raise SystemExit(1) from None

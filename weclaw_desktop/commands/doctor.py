@@ -11,6 +11,9 @@ import tempfile
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from weclaw_desktop import i18n
+from weclaw_desktop.i18n import tr
+
 
 @dataclass
 class Check:
@@ -30,6 +33,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        i18n.set_language("en")  # machine-readable output does not depend on the terminal's locale
     checks = asyncio.run(_checks(args))
     if args.json:
         print(json.dumps([asdict(c) for c in checks], ensure_ascii=False, indent=1))
@@ -66,7 +71,7 @@ def _data_dir(path: Any) -> Check:
         with tempfile.NamedTemporaryFile(dir=path, prefix=".doctor-"):
             pass
     except OSError as exc:
-        return Check("data dir", "fail", f"{path} is not writable: {exc.strerror or exc}")
+        return Check("data dir", "fail", tr("cli.doctor.not_writable", path=path, reason=exc.strerror or exc))
     return Check("data dir", "ok", str(path))
 
 
@@ -76,28 +81,25 @@ def _keyring(key_name: str) -> Check:
     store = SecretStore()
     has = store.has(key_name)
     if not store.persistent:
-        return Check(
-            "keyring",
-            "warn",
-            f"no usable keyring ({store.last_error}); keys are kept for one session only. "
-            "Use WECLAW_API_KEY, or install and unlock a Secret Service (e.g. gnome-keyring).",
-        )
-    return Check("keyring", "ok", f"{backend_name()}; API key {'stored' if has else 'not stored'}")
+        return Check("keyring", "warn", tr("cli.doctor.no_keyring", error=store.last_error))
+    stored = tr("cli.doctor.key_stored") if has else tr("cli.doctor.key_not_stored")
+    return Check("keyring", "ok", f"{backend_name()}; {stored}")
 
 
 def _qt() -> Check:
     if getattr(sys, "frozen", False):
-        return Check("qt", "ok", "bundled (checked by --self-test)")
+        return Check("qt", "ok", tr("cli.doctor.qt_bundled"))
     code = "from PySide6.QtWidgets import QApplication; a = QApplication([]); print(a.platformName())"
     try:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return Check("qt", "fail", f"Qt did not start: {exc}")
+        return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=exc))
     if proc.returncode == 0:
-        return Check("qt", "ok", f"Qt starts (platform {proc.stdout.strip() or '?'})")
+        return Check("qt", "ok", tr("cli.doctor.qt_ok", platform=proc.stdout.strip() or "?"))
     lines = [line for line in (proc.stderr or "").splitlines() if line.strip()]
-    hint = " No display? Try QT_QPA_PLATFORM=offscreen or xvfb-run." if sys.platform.startswith("linux") else ""
-    return Check("qt", "fail", f"Qt cannot start: {(lines or ['exit ' + str(proc.returncode)])[-1][:200]}.{hint}")
+    reason = (lines or ["exit " + str(proc.returncode)])[-1][:200]
+    hint = " " + tr("cli.doctor.qt_display") if sys.platform.startswith("linux") else ""
+    return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=reason) + hint)
 
 
 def _tools() -> Check:
@@ -110,8 +112,8 @@ def _tools() -> Check:
         registry = ToolRegistry(manifest_or_exit(None))
         result = plan(registry, Policy())
     except (SystemExit, Exception) as exc:
-        return Check("tools", "fail", f"tools.json cannot be used: {exc}. Run `weclaw validate`.")
-    return Check("tools", "ok", f"{len(result.visible)} available, {len(result.hidden)} hidden (see `weclaw tools`)")
+        return Check("tools", "fail", tr("cli.doctor.tools_broken", reason=exc))
+    return Check("tools", "ok", tr("cli.doctor.tools_ok", available=len(result.visible), hidden=len(result.hidden)))
 
 
 async def _endpoint(args: argparse.Namespace, settings: Any, env_keys: dict[str, str]) -> Check:
@@ -121,7 +123,7 @@ async def _endpoint(args: argparse.Namespace, settings: Any, env_keys: dict[str,
     p = settings.provider
     base_url = args.base_url or p.base_url
     if not base_url:
-        return Check("endpoint", "warn", "no model endpoint set up yet (Settings, or --base-url)")
+        return Check("endpoint", "warn", tr("cli.doctor.no_endpoint"))
     key = env_keys.get(args.api_key_env) if args.api_key_env else None
     key = key or SecretStore().get(p.api_key_name) or next((env_keys[e] for e in API_KEY_ENV if e in env_keys), None)
     config = ProviderConfig(
@@ -139,4 +141,4 @@ async def _endpoint(args: argparse.Namespace, settings: Any, env_keys: dict[str,
         return Check("endpoint", "fail", f"{base_url}: {exc.message}")
     finally:
         await provider.close()
-    return Check("endpoint", "ok", f"{base_url} answers and accepts the key: {detail}")
+    return Check("endpoint", "ok", tr("cli.doctor.endpoint_ok", url=base_url, detail=detail))

@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from weclaw_desktop.i18n import tr
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("models", help="list provider presets or an endpoint's models")
@@ -31,10 +33,13 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(rows, ensure_ascii=False, indent=1))
         else:
             for r in rows:
-                print(f"{r['key']:<12} {r['base_url'] or '(your URL)':<52} {r['label']}")
+                print(f"{r['key']:<12} {r['base_url'] or tr('cli.models.your_url'):<52} {r['label']}")
         return 0
     if args.preset and args.preset not in PRESETS:
-        print(f"error: unknown preset '{args.preset}'; choose one of: {', '.join(PRESETS)}", file=sys.stderr)
+        print(
+            tr("cli.error", message=tr("cli.models.unknown_preset", preset=args.preset, presets=", ".join(PRESETS))),
+            file=sys.stderr,
+        )
         return 2
     return asyncio.run(_list(args))
 
@@ -50,7 +55,7 @@ async def _list(args: argparse.Namespace) -> int:
     preset = args.preset or ("" if args.base_url else settings.provider.preset)
     base_url = args.base_url or (get_preset(preset).base_url if args.preset else settings.provider.base_url)
     if not base_url:
-        print("error: no endpoint: pass --base-url or --preset, or set one up in the app", file=sys.stderr)
+        print(tr("cli.error", message=tr("cli.models.no_endpoint")), file=sys.stderr)
         return 2
     key = env_keys.get(args.api_key_env or "") or SecretStore().get(settings.provider.api_key_name)
     key = key or next((env_keys[e] for e in API_KEY_ENV if e in env_keys), None)
@@ -58,7 +63,7 @@ async def _list(args: argparse.Namespace) -> int:
     try:
         models = await provider.list_models()
     except ProviderError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(tr("cli.error", message=exc.message), file=sys.stderr)
         return 1
     finally:
         await provider.close()

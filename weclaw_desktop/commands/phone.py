@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from weclaw_desktop.i18n import tr
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -29,8 +31,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _ask(req: Any) -> bool:
-    answer = await asyncio.to_thread(input, f"\n{req.name} ({req.address}) wants to pair. Allow? [y/N] ")
-    return answer.strip().lower() in ("y", "yes", "是")
+    answer = await asyncio.to_thread(input, "\n" + tr("cli.phone.ask", name=req.name, address=req.address) + " ")
+    return answer.strip().lower() in ("y", "yes", "是", "允许")
 
 
 async def _main(args: argparse.Namespace) -> int:
@@ -49,38 +51,39 @@ async def _main(args: argparse.Namespace) -> int:
 
     def show(event: CompanionEvent) -> None:
         if event.kind is EventKind.FILE_RECEIVED:
-            print(f"received {event.data['name']} ({event.data['size']} bytes) -> {event.data['path']}")
+            print(tr("cli.phone.received", name=event.data["name"], n=event.data["size"], path=event.data["path"]))
         elif event.kind in (EventKind.DEVICE_PAIRED, EventKind.DEVICE_ONLINE, EventKind.DEVICE_OFFLINE):
-            print(f"{event.device_name}: {event.kind.value.replace('device_', '')}")
+            print(tr(f"cli.phone.{event.kind.value}", device=event.device_name))
         elif event.kind is EventKind.DELIVERY_ACKNOWLEDGED:
-            print(f"delivered {event.data['name']} (SHA-256 {event.data['sha256']})")
+            print(tr("cli.phone.delivered", name=event.data["name"], sha256=event.data["sha256"]))
         elif event.kind is EventKind.TRANSFER_FAILED:
-            print(f"failed {event.data.get('name', '')}: {event.data['reason']}")
+            print(tr("cli.phone.failed", name=event.data.get("name", ""), reason=event.data["reason"]))
 
     service.events.subscribe(show)
     try:
         await service.start(args.host or None, args.port)
     except OSError as exc:
-        print(f"error: cannot listen on {args.host or settings.interface or 'the LAN address'}: {exc}", file=sys.stderr)
+        where = args.host or settings.interface or tr("cli.phone.lan_address")
+        print(tr("cli.error", message=tr("cli.phone.cannot_listen", address=where, reason=exc)), file=sys.stderr)
         return 1
     try:
         devices = await service.list_devices()
         if args.send:
             if not devices:
-                print("No phone is paired yet: run `weclaw phone` first and scan the QR code.", file=sys.stderr)
+                print(tr("cli.phone.none_paired"), file=sys.stderr)
                 return 1
             paths = await asyncio.to_thread(lambda: [Path(p).expanduser().resolve(strict=True) for p in args.send])
             transfer = await service.send_files(paths, device_id=devices[0].id)
-            print(f"offered {len(transfer.files)} file(s) to {devices[0].name}; open {service.base_url} on the phone")
+            print(tr("cli.phone.offered", n=len(transfer.files), device=devices[0].name, url=service.base_url))
             done = await transfer.wait(args.wait)
             for f in transfer.files.values():
                 print(f"{f.name}: {f.state.value} {f.phone_sha256 or f.error}")
             return 0 if done and all(f.state.value in ("delivered", "sent") for f in transfer.files.values()) else 1
         code = service.new_pairing_code()
         print(qr_text(code.url))
-        print(f"Scan with the phone's camera, or open {code.url}  (one use, 5 minutes)")
-        print(f"Paired phones: {', '.join(d.name for d in devices) or 'none'}.  Files from the phone go to "
-              f"{service.incoming_dir}.  Ctrl+C stops.")  # fmt: skip
+        print(tr("cli.phone.scan", url=code.url))
+        paired = ", ".join(d.name for d in devices) or tr("cli.phone.no_phones")
+        print(tr("cli.phone.status", devices=paired, folder=service.incoming_dir))
         await asyncio.Event().wait()  # until Ctrl+C
         return 0
     finally:

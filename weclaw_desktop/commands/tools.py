@@ -6,10 +6,13 @@ import argparse
 import json
 from typing import Any
 
+from weclaw_desktop import i18n
 from weclaw_desktop.commands.common import manifest_or_exit
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.availability import AvailabilityContext
+from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
 from weclaw_desktop.toolkit.planner import plan
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import ToolRegistry
@@ -24,12 +27,15 @@ def register(sub: Any) -> None:
         action="store_true",
         help="print the OpenAI tool definitions of every enabled tool, as if every bridge were connected",
     )
-    p.add_argument("--lang", default="en", choices=["en", "zh"], help="language of display names")
+    p.add_argument("--lang", choices=["en", "zh"], help="language of names and messages (default: the terminal's)")
     p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers of the settings")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.lang:
+        i18n.set_language(args.lang)
+    lang = i18n.language()
     manifest = manifest_or_exit(args.tools)
     registry = ToolRegistry(manifest)
     if args.schema:
@@ -41,23 +47,24 @@ def run(args: argparse.Namespace) -> int:
         # MCP servers are started for the listing, so their tools and failures show as they really are.
         from weclaw_desktop.mcp.cli import run_with_servers
 
-        rows = run_with_servers(registry, servers, lambda: _rows(registry, secrets, args.lang), secrets=secrets)
+        rows = run_with_servers(registry, servers, lambda: _rows(registry, secrets, lang), secrets=secrets)
     else:
-        rows = _rows(registry, secrets, args.lang)
+        rows = _rows(registry, secrets, lang)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
     width = max((len(r["name"]) for r in rows), default=4)
     for r in rows:
-        state = "available" if r["available"] else "hidden"
+        state = tr("cli.tools.available") if r["available"] else tr("cli.tools.hidden")
         print(f"{r['name']:<{width}}  {state:<9}  {r['category']:<13} {r['display_name']}")
-        actions = ", ".join(f"{a['action']}({a['risk']})" for a in r["actions"])
-        print(f"{'':<{width}}  actions: {actions}")
+        actions = ", ".join(f"{a['action']}({tr('risk.' + a['risk'])})" for a in r["actions"])
+        print(f"{'':<{width}}  {tr('cli.tools.actions', actions=actions)}")
         for d in r["diagnostics"]:
-            hint = f" {d['hint']}" if d["hint"] else ""
-            print(f"{'':<{width}}  ! {d['code']}: {d['message']}.{hint}")
+            why, hint = human_text(Diagnostic.model_validate(d))
+            end, gap = (".", " ") if lang == "en" else ("。", "")
+            print(f"{'':<{width}}  ! {d['code']}: {why.rstrip('.。')}{end}{gap + hint if hint else ''}")
     visible = sum(r["available"] for r in rows)
-    print(f"{len(rows)} tools: {visible} available, {len(rows) - visible} hidden")
+    print(tr("cli.tools.summary", n=len(rows), available=visible, hidden=len(rows) - visible))
     return 0
 
 

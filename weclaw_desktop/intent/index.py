@@ -22,6 +22,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from weclaw_desktop.i18n import has_chinese
 from weclaw_desktop.intent.engine import IntentEngine
 from weclaw_desktop.intent.exposure import always_on
 from weclaw_desktop.intent.similarity import BM25Index, subword_terms
@@ -126,7 +127,7 @@ class ToolIndex:
         allowed = self.visible() if self.visible is not None else None
         candidates = [t for t in tools if scores[t] >= MIN_SCORE and (allowed is None or t in allowed)]
         best = sorted(candidates, key=lambda t: -scores[t])[:limit]
-        lang = "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
+        lang = "zh" if has_chinese(text) else "en"
         return [self._hit(t, scores[t], lang) for t in best]
 
     def similarity(

@@ -33,6 +33,7 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.config import resolve, settings_problem
 from weclaw_desktop.mcp.errlog import StderrSink
 from weclaw_desktop.secrets import SecretStore
@@ -188,17 +189,23 @@ class McpConnection:
             raise ServerUnavailableError(f"MCP server '{self.name}' sent an answer WeClaw does not support")
         return result
 
-    def status_text(self) -> str:
+    def status_message(self) -> Text:
+        """The server's state for people (rendered in the UI language when shown)."""
         if self.state is ServerState.CONNECTED:
-            return f"MCP server '{self.name}' is connected"
+            return Text("mcp.state.connected", name=self.name)
         if self.state is ServerState.CONNECTING:
-            return f"MCP server '{self.name}' is starting"
+            return Text("mcp.state.connecting", name=self.name)
         if self.state is ServerState.STOPPED:
-            return f"MCP server '{self.name}' is stopped"
-        text = f"MCP server '{self.name}' is not running: {self.error or 'unknown error'}"
+            return Text("mcp.state.stopped", name=self.name)
+        error = self.error or Text("mcp.state.unknown_error")
         if self.retry_at is not None:
-            text += f" (retrying in {max(0.0, self.retry_at - time.monotonic()):.0f} s)"
-        return text
+            s = round(max(0.0, self.retry_at - time.monotonic()))
+            return Text("mcp.state.down_retrying", name=self.name, error=error, n=s)
+        return Text("mcp.state.down", name=self.name, error=error)
+
+    def status_text(self) -> str:
+        """:meth:`status_message` in English (the log, the model, diagnostics)."""
+        return self.status_message().render("en")
 
     # --- the owner task -------------------------------------------------------------------------
     def _set(self, state: ServerState) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.connection import Backoff, McpConnection, ServerState
 from weclaw_desktop.mcp.names import tool_name
 from weclaw_desktop.mcp.tool import McpTool
@@ -35,6 +36,7 @@ class ServerStatus:
     message: str
     tools: list[tuple[str, str]] = field(default_factory=list)  # (function name, description)
     problems: list[str] = field(default_factory=list)
+    text: Text | None = None  # ``message`` for people, in the UI language
 
 
 class McpManager:
@@ -134,6 +136,7 @@ class McpManager:
             tool=tool.name,
             state=conn.state.value,
             message=conn.status_text(),
+            text=conn.status_message(),
             tools=[(f"{tool.name}_{a.name}", a.description) for a in tool.get_actions()],
             problems=list(tool.problems),
         )

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.connection import Backoff, McpConnection, ServerState
 from weclaw_desktop.mcp.tool import McpTool
 from weclaw_desktop.secrets import SecretStore
@@ -18,6 +19,7 @@ class ProbeResult:
     message: str
     tools: list[tuple[str, str]] = field(default_factory=list)  # (function name, description)
     problems: list[str] = field(default_factory=list)
+    text: Text | None = None  # ``message`` for people, in the UI language
 
 
 async def probe(
@@ -41,14 +43,17 @@ async def probe(
         await conn.wait_for(ServerState.CONNECTED, ServerState.DOWN, within=connect_timeout_s + 5)
         if conn.state is not ServerState.CONNECTED:
             reason = conn.error or f"no answer within {connect_timeout_s:g} s"
-            return ProbeResult(ok=False, message=f"'{settings.name}' failed: {reason}")
+            text = Text("mcp.test.failed", name=settings.name, reason=reason)
+            return ProbeResult(ok=False, message=text.render("en"), text=text)
         tool = McpTool(conn)
         tool.rebuild(owner_of)
         name = conn.server_info.name if conn.server_info and conn.server_info.name else settings.name
         count = len(tool.get_actions())
+        text = Text("mcp.test.ok", name=name, n=count)
         return ProbeResult(
             ok=True,
-            message=f"Connected to {name}: {count} tool{'s' if count != 1 else ''}.",
+            message=text.render("en"),
+            text=text,
             tools=[(f"{tool.name}_{a.name}", a.description) for a in tool.get_actions()],
             problems=list(tool.problems),
         )

@@ -25,6 +25,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator
 
+from weclaw_desktop import i18n
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 
 
@@ -150,52 +151,25 @@ def compile_requirement(req: Requirement | None, tool: str) -> Checker:
 def _compile_signal(req: Requirement, tool: str) -> Checker:
     if isinstance(req, BridgeReq):
         name = req.bridge
-        missing = [
-            Diagnostic(
-                code=Code.BRIDGE_MISSING,
-                message=f"needs the {name} service, which is not running",
-                hint=_BRIDGE_HINTS.get(name, "It is provided by the desktop window."),
-            )
-        ]
+        text = f"bridge.{name}" if i18n.has(f"diag.text.bridge.{name}") else "bridge"  # named for people
+        missing = [Diagnostic.of(Code.BRIDGE_MISSING, text, _BRIDGE_HINTS.get(name, "bridge"), name=name)]
         return lambda ctx: [] if name in ctx.bridges else missing
     if isinstance(req, ConfigReq):
         key = req.config
-        missing = [
-            Diagnostic(
-                code=Code.CONFIG_MISSING,
-                message=f"setting '{key}' is not set",
-                hint=f"Set it under Settings > Tools > {tool}.",
-            )
-        ]
+        missing = [Diagnostic.of(Code.CONFIG_MISSING, "config", "config", key=key, tool=tool)]
         return lambda ctx: [] if ctx.tool_config(tool).get(key) not in (None, "", [], {}) else missing
     if isinstance(req, SecretReq):
         secret = req.secret
-        missing = [
-            Diagnostic(
-                code=Code.AUTH_MISSING,
-                message=f"no credential '{secret}' is stored",
-                hint="Enter it in Settings; it is kept in the system keyring.",
-            )
-        ]
+        missing = [Diagnostic.of(Code.AUTH_MISSING, "secret", "secret", secret=secret)]
         return lambda ctx: [] if ctx.has_secret(secret) else missing
     if isinstance(req, EnvReq):
         env = req.env
-        missing = [
-            Diagnostic(
-                code=Code.ENV_MISSING,
-                message=f"environment variable {env} is not set",
-                hint=f"Set {env} before starting WeClaw.",
-            )
-        ]
+        missing = [Diagnostic.of(Code.ENV_MISSING, "env", "env", env=env)]
         return lambda ctx: [] if ctx.environ.get(env) else missing
     if isinstance(req, ModuleReq):
         module = req.module
         missing = [
-            Diagnostic(
-                code=Code.DEPENDENCY_MISSING,
-                message=f"optional dependency '{module}' is not installed",
-                hint=f"Install it with: pip install {req.package or module}",
-            )
+            Diagnostic.of(Code.DEPENDENCY_MISSING, "module", "module", module=module, package=req.package or module)
         ]
         return lambda ctx: [] if ctx.module_available(module) else missing
     if isinstance(req, PlatformReq):
@@ -205,9 +179,8 @@ def _compile_signal(req: Requirement, tool: str) -> Checker:
             if ctx.platform.startswith(prefixes):
                 return []
             return [
-                Diagnostic(
-                    code=Code.PLATFORM_UNSUPPORTED,
-                    message=f"works only on {', '.join(prefixes)} (this is {ctx.platform})",
+                Diagnostic.of(
+                    Code.PLATFORM_UNSUPPORTED, "platform", platforms=", ".join(prefixes), platform=ctx.platform
                 )
             ]
 
@@ -217,25 +190,26 @@ def _compile_signal(req: Requirement, tool: str) -> Checker:
 
 def _negated(req: Requirement) -> Diagnostic:
     if isinstance(req, PlatformReq):
-        return Diagnostic(code=Code.PLATFORM_UNSUPPORTED, message=f"does not work on {', '.join(req.platform)}")
+        return Diagnostic.of(Code.PLATFORM_UNSUPPORTED, "not.platform", platforms=", ".join(req.platform))
     if isinstance(req, ModuleReq):
-        return Diagnostic(code=Code.DEPENDENCY_MISSING, message=f"conflicts with the installed module '{req.module}'")
+        return Diagnostic.of(Code.DEPENDENCY_MISSING, "not.module", module=req.module)
     if isinstance(req, EnvReq):
-        return Diagnostic(code=Code.ENV_MISSING, message=f"is turned off while {req.env} is set")
+        return Diagnostic.of(Code.ENV_MISSING, "not.env", env=req.env)
     if isinstance(req, BridgeReq):
-        return Diagnostic(code=Code.BRIDGE_MISSING, message=f"is not offered while {req.bridge} runs")
+        return Diagnostic.of(Code.BRIDGE_MISSING, "not.bridge", name=req.bridge)
     if isinstance(req, SecretReq):
-        return Diagnostic(code=Code.AUTH_MISSING, message=f"is not offered while '{req.secret}' is stored")
+        return Diagnostic.of(Code.AUTH_MISSING, "not.secret", secret=req.secret)
     if isinstance(req, ConfigReq):
-        return Diagnostic(code=Code.CONFIG_MISSING, message=f"is not offered while '{req.config}' is set")
-    return Diagnostic(code=Code.PLATFORM_UNSUPPORTED, message="a negated condition holds")
+        return Diagnostic.of(Code.CONFIG_MISSING, "not.config", key=req.config)
+    return Diagnostic.of(Code.PLATFORM_UNSUPPORTED, "not.other")
 
 
+#: bridge -> the catalogue's hint (``diag.hint.<key>``) on how to get it running.
 _BRIDGE_HINTS = {
-    "companion": "Turn on the phone link (toolbar > Phone) and pair a phone.",
-    "clipboard": "Available in the desktop app.",
-    "notifier": "Available in the desktop app.",
-    "screen": "Available in the desktop app.",
-    "desktop": "Available in the desktop app.",
-    "history": "Available when the assistant runs (weclaw chat or the desktop app).",
+    "companion": "bridge.companion",
+    "clipboard": "bridge.desktop_app",
+    "notifier": "bridge.desktop_app",
+    "screen": "bridge.desktop_app",
+    "desktop": "bridge.desktop_app",
+    "history": "bridge.history",
 }

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from weclaw_desktop.i18n import is_chinese
 from weclaw_desktop.toolkit.availability import Requirement
 from weclaw_desktop.toolkit.base import Risk
 
@@ -72,7 +73,7 @@ class LocalizedText(StrictModel):
     zh: str = ""
 
     def get(self, lang: str) -> str:
-        return (self.zh if lang.startswith("zh") else self.en) or self.en
+        return (self.zh if is_chinese(lang) else self.en) or self.en
 
 
 class Display(StrictModel):

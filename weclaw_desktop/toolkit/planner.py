@@ -50,7 +50,7 @@ def tool_requirement(registry: ToolRegistry, tool: str) -> Requirement | None:
     return parts[0] if len(parts) == 1 else AllOf.model_validate({"allOf": parts})
 
 
-_DISABLED = [Diagnostic(code=Code.DISABLED_IN_MANIFEST, message="disabled in tools.json")]
+_DISABLED = [Diagnostic.of(Code.DISABLED_IN_MANIFEST, "disabled")]
 
 
 @dataclass(frozen=True)

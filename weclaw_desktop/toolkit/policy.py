@@ -70,25 +70,17 @@ def _compile(
     deny: tuple[str, ...],
     disabled: frozenset[str],
 ) -> Callable[[str], Diagnostic | None]:
-    off = Diagnostic(
-        code=Code.DISABLED_BY_USER, message="switched off by you", hint="Turn it back on in the tool panel."
-    )
-    denied = Diagnostic(
-        code=Code.DISABLED_BY_POLICY,
-        message="blocked by the deny list",
-        hint="Remove it from Settings > Tools > Deny list.",
-    )
+    off = Diagnostic.of(Code.DISABLED_BY_USER, "off", "off")
+    denied = Diagnostic.of(Code.DISABLED_BY_POLICY, "denied", "denied")
     if patterns is None:
-        no_profile = Diagnostic(
-            code=Code.DISABLED_BY_POLICY,
-            message=f"the active profile '{profile}' does not exist",
-            hint=f"Choose one of: {', '.join(profile_names) or 'none defined'}.",
+        no_profile = (
+            Diagnostic.of(
+                Code.DISABLED_BY_POLICY, "no_profile", "no_profile", profile=profile, profiles=", ".join(profile_names)
+            )
+            if profile_names
+            else Diagnostic.of(Code.DISABLED_BY_POLICY, "no_profile", "no_profiles", profile=profile)
         )
-    outside = Diagnostic(
-        code=Code.DISABLED_BY_POLICY,
-        message=f"not part of the '{profile}' profile",
-        hint="Add it to the allow list or switch profile in Settings.",
-    )
+    outside = Diagnostic.of(Code.DISABLED_BY_POLICY, "outside_profile", "outside_profile", profile=profile)
     is_denied = _matcher(deny)
     is_allowed = _matcher((*(patterns or ()), *allow))
 

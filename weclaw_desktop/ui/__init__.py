@@ -1,1 +1,1 @@
-"""PySide6 front end. Only this package, ``bridges/qt*.py`` and ``app.py`` may import PySide6."""
+"""PySide6 front end. Only this package, ``bridges/qt*.py`` and the composition root ``app/`` may import PySide6."""

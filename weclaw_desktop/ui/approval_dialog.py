@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 
 import shiboken6
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -23,77 +23,76 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.arguments import readable_arguments
-from weclaw_desktop.ui.i18n import TABLE, pick, tr
+from weclaw_desktop.ui.translation import mark_content
 
 
 class ApprovalDialog(QDialog):
-    def __init__(self, req: ApprovalRequest, title: str, parent: QWidget | None = None) -> None:
+    def __init__(self, req: ApprovalRequest, title: str | Callable[[], str], parent: QWidget | None = None) -> None:
+        """``title``: the tool's display name, or a function giving it in the UI language."""
         super().__init__(parent)
         self.req = req
+        self._title = title
         self.decision: ApprovalDecision | None = None
         self._callbacks: list[Callable[[ApprovalDecision], None]] = []
-        self.setWindowTitle(tr("approval.title"))
         self.setModal(False)
         self.setWindowModality(Qt.WindowModality.NonModal)
         self.setMinimumWidth(480)
         c = theme.colors()
+        self._risk_color = {"high": c.danger, "medium": c.warning}.get(req.risk.value, c.accent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 18, 20, 16)
         layout.setSpacing(10)
 
         head = QHBoxLayout()
         head.setSpacing(12)
-        risk_color = {"high": c.danger, "medium": c.warning}.get(req.risk.value, c.accent)
         glyph = QLabel()
-        glyph.setPixmap(icons.pixmap("shield", 36, risk_color))
+        glyph.setPixmap(icons.pixmap("shield", 36, self._risk_color))
         glyph.setAlignment(Qt.AlignmentFlag.AlignTop)
         head.addWidget(glyph)
         text = QVBoxLayout()
         text.setSpacing(4)
-        heading = QLabel(tr("approval.title"))
-        heading.setObjectName("Title")
-        text.addWidget(heading)
-        self.body = QLabel(tr("approval.body", tool=f"<b>{title}</b>", action=f"<b>{req.action}</b>"))
+        self.heading = QLabel()
+        self.heading.setObjectName("Title")
+        text.addWidget(self.heading)
+        self.body = QLabel()
         self.body.setTextFormat(Qt.TextFormat.RichText)
         self.body.setWordWrap(True)
         text.addWidget(self.body)
-        risk_name = tr(f"risk.{req.risk.value}")
-        origin_key = f"origin.{req.origin.value}"
-        self.risk = QLabel(
-            f"<span style='color:{risk_color}; font-weight:600'>{tr('approval.risk', risk=risk_name)}</span>"
-            f"&nbsp;&nbsp;·&nbsp;&nbsp;{tr('approval.origin', origin=tr(origin_key) if origin_key in TABLE else req.origin.value)}"
-        )
+        self.risk = QLabel()
         self.risk.setTextFormat(Qt.TextFormat.RichText)
         text.addWidget(self.risk)
-        if req.reason:
-            reason = QLabel(tr("approval.reason", reason=req.reason))
-            reason.setWordWrap(True)
-            text.addWidget(reason)
+        self.reason = QLabel()
+        self.reason.setWordWrap(True)
+        self.reason.setVisible(bool(req.reason))
+        text.addWidget(self.reason)
         head.addLayout(text, 1)
         layout.addLayout(head)
 
-        label = QLabel(tr("approval.arguments"))
-        label.setObjectName("Section")
-        layout.addWidget(label)
+        self.arguments_title = QLabel()
+        self.arguments_title.setObjectName("Section")
+        layout.addWidget(self.arguments_title)
         self.arguments = QPlainTextEdit(readable_arguments(req.arguments))
+        mark_content(self.arguments)
         self.arguments.setReadOnly(True)
         self.arguments.setFont(theme.mono_font())
         self.arguments.setMinimumHeight(90)
         self.arguments.setMaximumHeight(180)
         layout.addWidget(self.arguments)
         function = QLabel(f"{req.function}")
+        mark_content(function)
         function.setObjectName("Muted")
         layout.addWidget(function)
 
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
-        self.deny_button = QPushButton(tr("approval.deny"))
-        self.session_button = QPushButton(tr("approval.allow_session"))
-        self.once_button = QPushButton(tr("approval.allow_once"))
+        self.deny_button = QPushButton()
+        self.session_button = QPushButton()
+        self.once_button = QPushButton()
         self.once_button.setProperty("primary", True)
         self.once_button.setDefault(True)
         buttons.addWidget(self.deny_button)
@@ -104,6 +103,30 @@ class ApprovalDialog(QDialog):
         self.deny_button.clicked.connect(lambda: self.decide(ApprovalDecision.DENY))
         self.session_button.clicked.connect(lambda: self.decide(ApprovalDecision.ALLOW_SESSION))
         self.once_button.clicked.connect(lambda: self.decide(ApprovalDecision.ALLOW_ONCE))
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        req = self.req
+        title = self._title() if callable(self._title) else self._title
+        self.setWindowTitle(tr("approval.title"))
+        self.heading.setText(tr("approval.title"))
+        self.body.setText(tr("approval.body", tool=f"<b>{title}</b>", action=f"<b>{req.action}</b>"))
+        risk = tr("approval.risk", risk=tr(f"risk.{req.risk.value}"))
+        origin_key = f"origin.{req.origin.value}"
+        origin = tr("approval.origin", origin=tr(origin_key) if has(origin_key) else req.origin.value)
+        self.risk.setText(
+            f"<span style='color:{self._risk_color}; font-weight:600'>{risk}</span>&nbsp;&nbsp;·&nbsp;&nbsp;{origin}"
+        )
+        self.reason.setText(tr("approval.reason", reason=req.reason) if req.reason else "")
+        self.arguments_title.setText(tr("approval.arguments"))
+        self.deny_button.setText(tr("approval.deny"))
+        self.session_button.setText(tr("approval.allow_session"))
+        self.once_button.setText(tr("approval.allow_once"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def on_decided(self, callback: Callable[[ApprovalDecision], None]) -> None:
         self._callbacks.append(callback)
@@ -137,7 +160,7 @@ class QtApprovalGate:
     async def request(self, req: ApprovalRequest) -> ApprovalResult:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[ApprovalDecision] = loop.create_future()
-        dialog = ApprovalDialog(req, self._title(req.tool), self._parent)
+        dialog = ApprovalDialog(req, lambda: self._title(req.tool), self._parent)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
 
         def decided(decision: ApprovalDecision) -> None:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
-from weclaw_desktop.ui.i18n import tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -60,7 +60,7 @@ class ChatController(QObject):
         self._tasks = TaskSet(
             "UI",
             on_error=lambda exc: self.chat.add_notice(
-                tr("chat.error", message=f"{type(exc).__name__}: {exc}"), "error"
+                Text("chat.error", message=f"{type(exc).__name__}: {exc}"), "error"
             ),
         )
         self._query = ""

@@ -11,7 +11,7 @@ import html
 import math
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt, QTimer, QUrl
+from PySide6.QtCore import QEvent, Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QResizeEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
@@ -25,12 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import theme
-from weclaw_desktop.ui.i18n import tr
 from weclaw_desktop.ui.markdown import Palette, Renderer
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
+from weclaw_desktop.ui.translation import mark_content
 
 RENDER_INTERVAL_MS = 60
 #: A finished message up to this size is rendered once more as a whole (exact Markdown across blocks);
@@ -106,6 +107,7 @@ class MessageWidget(QWidget):
 
     def __init__(self, role: str, text: str = "", renderer: Renderer | None = None, parent: QWidget | None = None):
         super().__init__(parent)
+        mark_content(self)  # the user's and the model's words
         self.role = role
         self.text = text
         self._renderer = renderer or markdown_renderer()
@@ -197,14 +199,22 @@ class MessageWidget(QWidget):
 
 
 class NoticeWidget(QLabel):
-    def __init__(self, text: str, kind: str = "info", parent: QWidget | None = None) -> None:
-        super().__init__(text, parent)
+    """A one-line notice in the chat. Made from a :class:`Text`, it follows a language change."""
+
+    def __init__(self, text: str | Text, kind: str = "info", parent: QWidget | None = None) -> None:
+        super().__init__(str(text), parent)
+        self.message = text
         c = theme.colors()
         color = {"error": c.danger, "warning": c.warning}.get(kind, c.muted)
         self.kind = kind
         self.setWordWrap(True)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setStyleSheet(f"color:{color}; padding: 4px 12px;")
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange and isinstance(self.message, Text):
+            self.setText(str(self.message))
+        super().changeEvent(event)
 
 
 class ChatView(QScrollArea):
@@ -280,7 +290,7 @@ class ChatView(QScrollArea):
         self.scroll_to_end()
         return self.add_message("user", text)
 
-    def add_notice(self, text: str, kind: str = "info") -> NoticeWidget:
+    def add_notice(self, text: str | Text, kind: str = "info") -> NoticeWidget:
         notice = NoticeWidget(text, kind)
         self._add(notice)
         return notice
@@ -321,16 +331,16 @@ class ChatView(QScrollArea):
         elif isinstance(event, ev.ErrorOccurred):
             self._close_current(None)
             self._last_error = event.message
-            self.add_notice(tr("chat.error", message=event.message), "error")
+            self.add_notice(Text("chat.error", message=event.message), "error")
         elif isinstance(event, ev.TurnDone):
             self._close_current(None)
             for card in self.cards.values():
                 card.update_from(card.call)
             self._ticker.stop()
             if event.reason == "cancelled":
-                self.add_notice(tr("chat.stopped"), "warning")
+                self.add_notice(Text("chat.stopped"), "warning")
             elif event.reason in ("max_rounds", "loop_guard"):
-                self.add_notice(event.message or tr(f"chat.done.{event.reason}"), "warning")
+                self.add_notice(Text(f"chat.done.{event.reason}"), "warning")  # event.message is the log's
             elif event.reason in ("error", "budget") and event.message and event.message != self._last_error:
                 self.add_notice(event.message, "error")
             self._last_error = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.ui import icons
-from weclaw_desktop.ui.i18n import tr
 
 MAX_LINES = 8
 
@@ -39,10 +39,18 @@ class MessageEdit(QPlainTextEdit):
         super().__init__(parent)
         self.setAcceptDrops(True)
         self.setTabChangesFocus(True)
-        self.setPlaceholderText(tr("chat.placeholder"))
-        self.setToolTip(tr("chat.keys"))
+        self.retranslate()
         self.document().documentLayout().documentSizeChanged.connect(self._size_changed)  # bound: auto-disconnect
         self._fit()
+
+    def retranslate(self) -> None:
+        self.setPlaceholderText(tr("chat.placeholder"))
+        self.setToolTip(tr("chat.keys"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
@@ -105,12 +113,20 @@ class AttachmentChip(QFrame):
         button.setAutoRaise(True)
         button.setToolTip(str(path))
         layout.addWidget(button)
-        close = QToolButton()
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.setToolTip(tr("chat.remove_attachment"))
-        close.clicked.connect(lambda: self.removed.emit(self.path))
-        layout.addWidget(close)
+        self.close_button = QToolButton()
+        self.close_button.setText("✕")
+        self.close_button.setAutoRaise(True)
+        self.close_button.clicked.connect(lambda: self.removed.emit(self.path))
+        layout.addWidget(self.close_button)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.close_button.setToolTip(tr("chat.remove_attachment"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
 
 class Composer(QFrame):
@@ -137,7 +153,6 @@ class Composer(QFrame):
         self.attach.setIcon(icons.icon("paperclip"))
         self.attach.setIconSize(QSize(18, 18))
         self.attach.setAutoRaise(True)
-        self.attach.setToolTip(tr("chat.attached"))
         self.attach.clicked.connect(self._choose_files)
         row.addWidget(self.attach, 0, Qt.AlignmentFlag.AlignBottom)
         self.edit = MessageEdit()
@@ -153,6 +168,16 @@ class Composer(QFrame):
         outer.addLayout(row)
         self.setAcceptDrops(True)
         self.set_busy(False)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.attach.setToolTip(tr("chat.attach"))
+        self.button.setText(tr("chat.stop") if self.busy else tr("chat.send"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- attachments ----------------------------------------------------------------------------
     def add_attachments(self, paths: list[Path]) -> None:

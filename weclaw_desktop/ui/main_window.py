@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -30,10 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop import i18n
 from weclaw_desktop.bridges.qt_clipboard import QtClipboard
 from weclaw_desktop.bridges.qt_desktop import QtDesktop
 from weclaw_desktop.bridges.qt_notifier import QtNotifier
 from weclaw_desktop.bridges.qt_screen import QtScreen
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.availability import AvailabilityContext
@@ -43,13 +45,14 @@ from weclaw_desktop.ui.approval_dialog import QtApprovalGate
 from weclaw_desktop.ui.chat_controller import ChatController
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
-from weclaw_desktop.ui.i18n import language, tr
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions
 from weclaw_desktop.ui.tool_panel import ToolPanel
+from weclaw_desktop.ui.translation import resolve as resolve_language
+from weclaw_desktop.ui.translation import set_ui_language
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime
@@ -74,7 +77,9 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.registry = registry
         self.secrets = secrets or SecretStore()
-        self._extra_pages: list[tuple[str, QWidget]] = []
+        self._extra_pages: list[tuple[str | Text, QWidget]] = []
+        self._phone_text: str | Text | None = None
+        self._tokens_shown = 0
         self._quitting = False
         self.settings_dialog: SettingsDialog | None = None
         self._pending = TaskSet("window")
@@ -145,7 +150,27 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status_bar()
         self._restore_geometry()
+        self.retranslate()
+
+    # --- language -------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        """Every text of the window's own chrome in the active language (the parts retranslate themselves)."""
+        self.toolbar.setWindowTitle(tr("app.name"))
+        self.new_action.setText(tr("action.new_chat"))
+        self.phone_action.setText(tr("action.phone"))
+        self.phone_action.setToolTip(tr("action.phone.tip"))
+        self.settings_action.setText(tr("action.settings"))
+        self.quit_action.setText(tr("action.quit"))
+        self.tokens_label.setToolTip(tr("statusbar.tokens.tip"))
+        self._show_tokens(self._tokens_shown)
+        self.notifier.retranslate()
+        self.set_phone_status(self.phone_state, self._phone_text)
         self.refresh_provider()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- composition ----------------------------------------------------------------------------
     @property
@@ -172,12 +197,13 @@ class MainWindow(QMainWindow):
 
     # --- chrome ---------------------------------------------------------------------------------
     def _build_toolbar(self) -> None:
-        bar = QToolBar(tr("app.name"))
+        bar = QToolBar()
+        self.toolbar = bar
         bar.setObjectName("MainToolbar")
         bar.setMovable(False)
         bar.setIconSize(icons.icon_size(18))
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.new_action = QAction(icons.icon("new_chat"), tr("action.new_chat"), self)
+        self.new_action = QAction(icons.icon("new_chat"), "", self)
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.new_action.triggered.connect(lambda: self.controller.spawn(self.controller.new_session()))
         self.addAction(self.new_action)  # Ctrl+N; the button itself is at the top of the sidebar
@@ -190,31 +216,28 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
-        self.phone_action = QAction(icons.icon("phone"), tr("action.phone"), self)
-        self.phone_action.setToolTip(tr("action.phone.tip"))
+        self.phone_action = QAction(icons.icon("phone"), "", self)
         self.phone_action.triggered.connect(self.phone_requested)
         bar.addAction(self.phone_action)
         self.tools_action = self.tool_panel.toggleViewAction()
         self.tools_action.setIcon(icons.icon("panel"))
-        self.tools_action.setText(tr("action.tools"))
         bar.addAction(self.tools_action)
-        self.settings_action = QAction(icons.icon("settings"), tr("action.settings"), self)
+        self.settings_action = QAction(icons.icon("settings"), "", self)
         self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         self.settings_action.triggered.connect(self.open_settings)
         bar.addAction(self.settings_action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        quit_action = QAction(tr("action.quit"), self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.quit_app)
-        self.addAction(quit_action)
+        self.quit_action = QAction(self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.quit_app)
+        self.addAction(self.quit_action)
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
         status.setSizeGripEnabled(False)
         self.provider_label = QLabel()
         status.addWidget(self.provider_label)
-        self.tokens_label = QLabel(tr("statusbar.tokens", n=0))
-        self.tokens_label.setToolTip(tr("statusbar.tokens.tip"))
+        self.tokens_label = QLabel()
         status.addPermanentWidget(self.tokens_label)
         self.phone_icon = QLabel()
         self.phone_label = QLabel()
@@ -229,7 +252,7 @@ class MainWindow(QMainWindow):
             try:
                 from weclaw_desktop.agent.presets import get_preset
 
-                name = get_preset(preset).short_label(language()) if preset != "custom" else p.base_url
+                name = get_preset(preset).short_label(i18n.language()) if preset != "custom" else p.base_url
             except ImportError:  # pragma: no cover - the agent package is part of the app
                 name = preset
             self.provider_label.setText(f"{name} · {p.model}")
@@ -246,7 +269,8 @@ class MainWindow(QMainWindow):
             self.load_calls()  # the Calls tab shows the calls of the turn that just ended
 
     def _show_tokens(self, n: int) -> None:
-        self.tokens_label.setText(tr("statusbar.tokens", n=f"{n:,}"))
+        self._tokens_shown = n
+        self.tokens_label.setText(tr("statusbar.tokens", n=n))
 
     def _update_stack(self) -> None:
         if not self.settings.provider.configured and not self.chat.messages:
@@ -257,13 +281,14 @@ class MainWindow(QMainWindow):
             self.stack.setCurrentWidget(self.chat)
 
     # --- phone link plug-in points ---------------------------------------------------------------
-    def set_phone_status(self, state: str, text: str | None = None) -> None:
+    def set_phone_status(self, state: str, text: str | Text | None = None) -> None:
         """``state``: off | waiting | connected | error; ``text`` overrides the label (e.g. a device name)."""
+        self._phone_text = text
         c = theme.colors()
         color = {"connected": c.success, "waiting": c.info, "error": c.danger}.get(state, c.muted)
         self.phone_icon.setPixmap(icons.pixmap("phone", 14, color))
         key = f"phone.{state}" if state in PHONE_STATES else "phone.off"
-        self.phone_label.setText(text or tr(key))
+        self.phone_label.setText(str(text) if text else tr(key))
         self.phone_state = state
 
     def set_phone_sender(self, sender: Callable[[list[Path]], None] | None) -> None:
@@ -271,13 +296,13 @@ class MainWindow(QMainWindow):
         self.card_actions.send_to_phone = sender
         self.chat.refresh_phone_buttons()
 
-    def show_notice(self, text: str, kind: str = "info") -> None:
+    def show_notice(self, text: str | Text, kind: str = "info") -> None:
         """A one-line notice in the chat (e.g. a file arrived from the phone), made visible."""
         self.chat.add_notice(text, kind)
         self._update_stack()
         self.chat.scroll_to_end()
 
-    def add_settings_page(self, title: str, widget: QWidget) -> None:
+    def add_settings_page(self, title: str | Text, widget: QWidget) -> None:
         self._extra_pages.append((title, widget))
 
     # --- actions --------------------------------------------------------------------------------
@@ -342,6 +367,7 @@ class MainWindow(QMainWindow):
             app = QApplication.instance()
             if isinstance(app, QApplication):
                 theme.apply_theme(app, settings.ui.theme)
+        set_ui_language(resolve_language(settings.ui.language))  # live: every open window retranslates
         self.board.refresh()
         self.refresh_provider()
         self.settings_saved.emit(settings)

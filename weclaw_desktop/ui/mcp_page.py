@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,14 +39,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.mcp.config import SecretKind, secret_key
 from weclaw_desktop.mcp.manager import McpManager
 from weclaw_desktop.mcp.probe import ProbeResult, probe
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings, Settings
 from weclaw_desktop.toolkit.manifest import format_validation_error
-
-STORED = "•••••• (stored in the keyring; type to replace)"
 
 
 class McpPageError(ValueError):
@@ -95,19 +94,22 @@ class McpPage(QWidget):
         self._loading = False
         self._table_kind: SecretKind = "env"
         self._unlisten: Callable[[], None] | None = None
+        self._status: Text | str | None = None  # what the status line says (re-rendered on a language change)
+        self._labels: dict[str, QLabel] = {}
         self._build()
+        self.retranslate()
         self._show_entry(-1)
 
     # --- layout ---------------------------------------------------------------------------------
     def _build(self) -> None:
         self.server_list = QListWidget()
         self.server_list.currentRowChanged.connect(self._select)
-        self.add_button = QPushButton(self.tr("Add"))
-        self.remove_button = QPushButton(self.tr("Remove"))
+        self.add_button = QPushButton()
+        self.remove_button = QPushButton()
         self.add_button.clicked.connect(self.add_server)
         self.remove_button.clicked.connect(self.remove_server)
         left = QVBoxLayout()
-        left.addWidget(QLabel(self.tr("MCP servers")))
+        left.addWidget(self._label("mcp.servers"))
         left.addWidget(self.server_list, 1)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_button)
@@ -117,57 +119,49 @@ class McpPage(QWidget):
         left_widget.setLayout(left)
 
         self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText(self.tr("letters, digits, _ and - (e.g. github)"))
-        self.enabled_check = QCheckBox(self.tr("Enabled"))
+        self.enabled_check = QCheckBox()
         self.transport_combo = QComboBox()
-        self.transport_combo.addItem(self.tr("Local program (stdio)"), "stdio")
-        self.transport_combo.addItem(self.tr("Web address (streamable HTTP)"), "http")
+        self.transport_combo.addItem("", "stdio")
+        self.transport_combo.addItem("", "http")
         self.command_edit = QLineEdit()
-        self.command_edit.setPlaceholderText("npx, uvx, python, /path/to/server")
         self.args_edit = QLineEdit()
         self.args_edit.setPlaceholderText("-y @modelcontextprotocol/server-filesystem ~/Documents")
         self.env_edit = QPlainTextEdit()
-        self.env_edit.setPlaceholderText("NAME=value (one per line; put tokens in Secrets below)")
         self.env_edit.setMaximumHeight(70)
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("https://example.com/mcp")
         self.headers_edit = QPlainTextEdit()
-        self.headers_edit.setPlaceholderText("Name: value (one per line; put tokens in Secrets below)")
         self.headers_edit.setMaximumHeight(70)
         self.secrets_table = QTableWidget(0, 2)
-        self.secrets_table.setHorizontalHeaderLabels([self.tr("Name"), self.tr("Value")])
         self.secrets_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.secrets_table.verticalHeader().setVisible(False)
         self.secrets_table.setMaximumHeight(110)
-        self.add_secret_button = QPushButton(self.tr("Add secret"))
+        self.add_secret_button = QPushButton()
         self.add_secret_button.clicked.connect(lambda: self._add_secret_row("", False))
-        self.trusted_check = QCheckBox(self.tr("Trust this server: run its tools without asking first"))
+        self.trusted_check = QCheckBox()
         self.keywords_edit = QLineEdit()
-        self.keywords_edit.setPlaceholderText(self.tr("words that bring its tools up, e.g. GitHub, 代码仓库"))
         self.timeout_spin = QDoubleSpinBox()
         self.timeout_spin.setRange(1, 3600)
-        self.timeout_spin.setSuffix(" s")
 
         form = QFormLayout()
-        form.addRow(self.tr("Name"), self.name_edit)
+        form.addRow(self._label("mcp.name"), self.name_edit)
         form.addRow("", self.enabled_check)
-        form.addRow(self.tr("Connection"), self.transport_combo)
-        form.addRow(self.tr("Command"), self.command_edit)
-        form.addRow(self.tr("Arguments"), self.args_edit)
-        form.addRow(self.tr("Environment"), self.env_edit)
-        form.addRow(self.tr("URL"), self.url_edit)
-        form.addRow(self.tr("Headers"), self.headers_edit)
-        form.addRow(self.tr("Secrets"), self.secrets_table)
+        form.addRow(self._label("mcp.connection"), self.transport_combo)
+        form.addRow(self._label("mcp.command"), self.command_edit)
+        form.addRow(self._label("mcp.arguments"), self.args_edit)
+        form.addRow(self._label("mcp.environment"), self.env_edit)
+        form.addRow(self._label("mcp.url"), self.url_edit)
+        form.addRow(self._label("mcp.headers"), self.headers_edit)
+        form.addRow(self._label("mcp.secrets"), self.secrets_table)
         form.addRow("", self.add_secret_button)
         form.addRow("", self.trusted_check)
-        form.addRow(self.tr("Keywords"), self.keywords_edit)
-        form.addRow(self.tr("Call timeout"), self.timeout_spin)
+        form.addRow(self._label("mcp.keywords"), self.keywords_edit)
+        form.addRow(self._label("mcp.timeout"), self.timeout_spin)
         self._form = form
 
-        self.test_button = QPushButton(self.tr("Test"))
+        self.test_button = QPushButton()
         self.test_button.clicked.connect(self.start_test)
-        self.reconnect_button = QPushButton(self.tr("Reconnect"))
-        self.reconnect_button.setToolTip(self.tr("Restart the running server now instead of waiting for the retry"))
+        self.reconnect_button = QPushButton()
         self.reconnect_button.clicked.connect(self.reconnect)
         self.reconnect_button.setVisible(False)
         self.status_label = QLabel()
@@ -182,7 +176,7 @@ class McpPage(QWidget):
         right = QVBoxLayout()
         right.addLayout(form)
         right.addLayout(test_row)
-        right.addWidget(QLabel(self.tr("Tools")))
+        right.addWidget(self._label("mcp.tools"))
         right.addWidget(self.tools_list, 1)
         self.editor = QWidget()
         self.editor.setLayout(right)
@@ -204,6 +198,49 @@ class McpPage(QWidget):
         self.timeout_spin.valueChanged.connect(self._edited)
         self.transport_combo.currentIndexChanged.connect(self._transport_changed)
 
+    def _label(self, key: str) -> QLabel:
+        label = QLabel()
+        self._labels[key] = label
+        return label
+
+    def retranslate(self) -> None:
+        for key, label in self._labels.items():
+            label.setText(tr(key))
+        self.add_button.setText(tr("mcp.add"))
+        self.remove_button.setText(tr("mcp.remove"))
+        self.name_edit.setPlaceholderText(tr("mcp.name.placeholder"))
+        self.enabled_check.setText(tr("mcp.enabled"))
+        self.transport_combo.setItemText(0, tr("mcp.transport.stdio"))
+        self.transport_combo.setItemText(1, tr("mcp.transport.http"))
+        self.command_edit.setPlaceholderText(tr("mcp.command.placeholder"))
+        self.env_edit.setPlaceholderText(tr("mcp.environment.placeholder"))
+        self.headers_edit.setPlaceholderText(tr("mcp.headers.placeholder"))
+        self.secrets_table.setHorizontalHeaderLabels([tr("mcp.secret.name"), tr("mcp.secret.value")])
+        self.add_secret_button.setText(tr("mcp.secret.add"))
+        self.trusted_check.setText(tr("mcp.trusted"))
+        self.keywords_edit.setPlaceholderText(tr("mcp.keywords.placeholder"))
+        self.timeout_spin.setSuffix(tr("mcp.timeout.suffix"))
+        self.test_button.setText(tr("mcp.test"))
+        self.reconnect_button.setText(tr("mcp.reconnect"))
+        self.reconnect_button.setToolTip(tr("mcp.reconnect.tip"))
+        for row in range(self.secrets_table.rowCount()):
+            widget = self.secrets_table.cellWidget(row, 1)
+            if isinstance(widget, QLineEdit):
+                widget.setPlaceholderText(tr(str(widget.property("placeholder_key") or "mcp.secret.placeholder")))
+        if not self._loading:
+            self._refresh_list_texts()
+        if self._status is not None:
+            self.status_label.setText(str(self._status))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _set_status(self, text: Text | str | None) -> None:
+        self._status = text
+        self.status_label.setText("" if text is None else str(text))
+
     # --- the dialog's interface -----------------------------------------------------------------
     def load(self, settings: Settings) -> None:
         self._entries = [_Entry(s.model_copy(deep=True), s.model_copy(deep=True)) for s in settings.mcp_servers]
@@ -221,25 +258,25 @@ class McpPage(QWidget):
         seen: set[str] = set()
         for entry in self._entries:
             s = entry.settings
-            label = s.name or self.tr("(unnamed)")
+            label = s.name or tr("mcp.unnamed")
             if s.name in seen:
-                problems.append(f"{label}: two servers have this name")
+                problems.append(tr("mcp.problem", server=label, problem=tr("mcp.problem.duplicate")))
             seen.add(s.name)
             try:
                 McpServerSettings.model_validate(s.model_dump())
             except ValidationError as exc:
-                problems += [f"{label}: {p}" for p in format_validation_error(exc)]
+                problems += [tr("mcp.problem", server=label, problem=p) for p in format_validation_error(exc)]
             if s.transport == "stdio" and not s.command.strip():
-                problems.append(f"{label}: enter the command that starts the server")
+                problems.append(tr("mcp.problem", server=label, problem=tr("mcp.problem.no_command")))
             if s.transport == "http" and not s.url.startswith(("http://", "https://")):
-                problems.append(f"{label}: the URL must start with http:// or https://")
+                problems.append(tr("mcp.problem", server=label, problem=tr("mcp.problem.url")))
         return problems
 
     def apply(self, settings: Settings) -> None:
         """Write the servers into ``settings`` and their secrets into the keyring (all or nothing)."""
         problems = self.problems()
         if problems:
-            self.status_label.setText("\n".join(problems))
+            self._set_status("\n".join(problems))
             raise McpPageError("; ".join(problems))
         for entry in self._removed:
             if entry.original is not None:
@@ -317,12 +354,21 @@ class McpPage(QWidget):
             self.server_list.clear()
             for entry in self._entries:
                 s = entry.settings
-                text = s.name + ("" if s.enabled else self.tr(" (off)"))
-                item = QListWidgetItem(text)
+                item = QListWidgetItem(self._list_text(s.name, s.enabled))
                 item.setToolTip(s.command if s.transport == "stdio" else s.url)
                 self.server_list.addItem(item)
         finally:
             self._loading = False
+
+    @staticmethod
+    def _list_text(name: str, enabled: bool) -> str:
+        return name if enabled else tr("mcp.off", name=name)
+
+    def _refresh_list_texts(self) -> None:
+        for row, entry in enumerate(self._entries):
+            item = self.server_list.item(row)
+            if item is not None:
+                item.setText(self._list_text(entry.settings.name, entry.settings.enabled))
 
     def _select(self, row: int) -> None:
         if self._loading:
@@ -337,7 +383,7 @@ class McpPage(QWidget):
         self.editor.setEnabled(has)
         self.remove_button.setEnabled(has)
         self.tools_list.clear()
-        self.status_label.clear()
+        self._set_status(None)
         if not has:
             return
         entry = self._entries[row]
@@ -374,7 +420,9 @@ class McpPage(QWidget):
         self.secrets_table.setItem(row, 0, QTableWidgetItem(name))
         value = QLineEdit()
         value.setEchoMode(QLineEdit.EchoMode.Password)
-        value.setPlaceholderText(STORED if stored else self.tr("value (kept in the system keyring)"))
+        key = "mcp.secret.stored" if stored else "mcp.secret.placeholder"
+        value.setProperty("placeholder_key", key)
+        value.setPlaceholderText(tr(key))
         value.setText(typed)
         value.textEdited.connect(self._edited)
         self.secrets_table.setCellWidget(row, 1, value)
@@ -425,7 +473,7 @@ class McpPage(QWidget):
         entry.secrets = kept | {(self._table_kind, n): v for n, v in secrets if v}
         item = self.server_list.item(row)
         if item is not None:
-            item.setText(values["name"] + ("" if values["enabled"] else self.tr(" (off)")))  # type: ignore[operator]
+            item.setText(self._list_text(str(values["name"]), bool(values["enabled"])))
 
     def _edited(self, *_: object) -> None:
         if not self._loading:
@@ -459,7 +507,7 @@ class McpPage(QWidget):
             return
         status = self.manager.status(entry.original_name)
         try:
-            self.status_label.setText(status.message)
+            self._set_status(status.text or status.message)
             self._show_tools(status.tools, status.problems)
         except RuntimeError:  # the page was deleted without being closed
             if self._unlisten is not None:
@@ -486,7 +534,7 @@ class McpPage(QWidget):
         try:
             settings = McpServerSettings.model_validate(entry.settings.model_dump())
         except ValidationError as exc:
-            self.status_label.setText("; ".join(format_validation_error(exc)))
+            self._set_status("; ".join(format_validation_error(exc)))
             return None
         kind: SecretKind = "env" if settings.transport == "stdio" else "header"
         typed = {secret_key(settings.name, k, n): v for (k, n), v in entry.secrets.items() if k == kind}
@@ -497,7 +545,7 @@ class McpPage(QWidget):
                     typed.setdefault(secret_key(settings.name, kind, name), old)
         store = _TypedSecrets(self.secrets, typed)
         self.test_button.setEnabled(False)
-        self.status_label.setText(self.tr("Testing {name}…").format(name=settings.name))
+        self._set_status(Text("mcp.testing", name=settings.name))
         self.tools_list.clear()
         task = asyncio.ensure_future(probe(settings, store, connect_timeout_s=min(settings.timeout_s, 30.0)))
         task.add_done_callback(self._tested)
@@ -507,11 +555,11 @@ class McpPage(QWidget):
     def _tested(self, task: asyncio.Task[ProbeResult]) -> None:
         self.test_button.setEnabled(True)
         if task.cancelled():
-            self.status_label.setText(self.tr("Test cancelled."))
+            self._set_status(Text("mcp.test.cancelled"))
             return
         exc = task.exception()
         result = task.result() if exc is None else ProbeResult(ok=False, message=f"{type(exc).__name__}: {exc}")
-        self.status_label.setText(result.message)
+        self._set_status(result.text or result.message)
         self._show_tools(result.tools, result.problems)
         self.tested.emit(result.ok, result.message)
 

@@ -1,6 +1,6 @@
 """The phone dialog: turn the phone link on or off, show the pairing QR code, list and remove phones.
 
-    dialog = PairingDialog(service, parent=window, lang="zh")   # service: CompanionService
+    dialog = PairingDialog(service, parent=window)   # service: CompanionService; text in the UI language
     dialog.show()
 
 Everything async (start, stop, listing, revoking) runs as tasks on the qasync loop; nothing blocks the UI
@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -42,79 +42,40 @@ from weclaw_desktop.companion import CompanionEvent, CompanionService, DeviceInf
 from weclaw_desktop.companion.network import Interface, candidate_interfaces
 from weclaw_desktop.companion.pairing import PairingCode
 from weclaw_desktop.companion.qr import qr_png
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.ui.tasks import TaskSet
+from weclaw_desktop.ui.translation import MessageBox
 
 log = logging.getLogger("weclaw.ui.pairing")
 
-# key -> (en, zh)
-TEXT: dict[str, tuple[str, str]] = {
-    "title": ("Phone", "手机"),
-    "link": ("Phone link on", "开启手机连接"),
-    "interface": ("Network", "网络"),
-    "auto": ("Automatic ({address})", "自动（{address}）"),
-    "port": ("Port", "端口"),
-    "auto_accept": ("Accept new phones without asking", "新手机配对时不再询问"),
-    "scan": (
-        "Scan this code with the phone's camera and open the link. The phone must be on the same Wi-Fi.",
-        "用手机相机扫描二维码并打开链接。手机需要连接同一个 Wi-Fi。",
-    ),
-    "off": ("Turn on the phone link to pair a phone.", "开启手机连接后即可配对手机。"),
-    "starting": ("Starting…", "正在启动…"),
-    "valid": ("This code works once and expires in {time}.", "此二维码仅可使用一次，{time} 后失效。"),
-    "new_code": ("New code", "新二维码"),
-    "copy": ("Copy link", "复制链接"),
-    "devices": ("Paired phones", "已配对的手机"),
-    "col.name": ("Name", "名称"),
-    "col.status": ("Status", "状态"),
-    "col.seen": ("Last seen", "最近在线"),
-    "online": ("Connected", "已连接"),
-    "offline": ("Not connected", "未连接"),
-    "remove": ("Remove", "移除"),
-    "none": ("No phone paired yet.", "还没有配对的手机。"),
-    "incoming": ("Files from the phone go to: {path}", "手机发来的文件保存在：{path}"),
-    "error": ("The phone link could not start: {error}", "手机连接无法启动：{error}"),
-    "ask.title": ("New phone", "新手机"),
-    "ask.body": (
-        "“{name}” ({address}) wants to pair with this computer. Allow it to send and receive files?",
-        "“{name}”（{address}）请求与这台电脑配对。允许它收发文件吗？",
-    ),
-    "now": ("just now", "刚刚"),
-    "min": ("{n} min ago", "{n} 分钟前"),
-    "hour": ("{n} h ago", "{n} 小时前"),
-    "day": ("{n} days ago", "{n} 天前"),
-}
 
-
-def text(key: str, lang: str, **kw: Any) -> str:
-    en, zh = TEXT[key]
-    return (zh if lang.startswith("zh") else en).format(**kw)
-
-
-def ago(ts: float, lang: str) -> str:
-    s = max(0, int(time.time() - ts))
+def ago(ts: float, now: float | None = None) -> str:
+    """ "just now", "5 min ago", "3 h ago", "2 days ago" in the UI language."""
+    s = max(0, int((time.time() if now is None else now) - ts))
     if s < 90:
-        return text("now", lang)
+        return tr("pairing.now")
     if s < 5400:
-        return text("min", lang, n=s // 60)
+        return tr("pairing.min", n=s // 60)
     if s < 172800:
-        return text("hour", lang, n=s // 3600)
-    return text("day", lang, n=s // 86400)
+        return tr("pairing.hour", n=s // 3600)
+    return tr("pairing.day", n=s // 86400)
 
 
 class DeviceApprover:
     """``service.accept_device``: asks the user with a non-modal message box and awaits the answer."""
 
-    def __init__(self, parent: QWidget | None = None, lang: str = "en") -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         self.parent = parent
-        self.lang = lang
         self.box: QMessageBox | None = None
 
     async def __call__(self, req: PairingRequest) -> bool:
         parent = self.parent if self.parent is not None and shiboken6.isValid(self.parent) else None
-        box = QMessageBox(parent)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(text("ask.title", self.lang))
-        box.setText(text("ask.body", self.lang, name=req.name, address=req.address))
+        box = MessageBox(
+            QMessageBox.Icon.Question,
+            Text("pairing.ask.title"),
+            Text("pairing.ask.body", name=req.name, address=req.address),
+            parent,
+        )
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         box.setDefaultButton(QMessageBox.StandardButton.No)
         box.setWindowModality(Qt.WindowModality.NonModal)
@@ -142,20 +103,20 @@ class PairingDialog(QDialog):
         service: CompanionService,
         parent: QWidget | None = None,
         *,
-        lang: str = "en",
         on_settings_changed: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.service = service
-        self.lang = lang
+        self._hint: Text | None = None  # what the hint line says (re-rendered on a language change)
+        self._devices: list[DeviceInfo] = []
         self.on_settings_changed = on_settings_changed or (lambda: None)
         self.code: PairingCode | None = None
         self._tasks = TaskSet("phone dialog")
         if service.accept_device is None:
-            service.accept_device = DeviceApprover(parent or self, lang)
-        self.setWindowTitle(text("title", lang))
+            service.accept_device = DeviceApprover(parent or self)
         self.setMinimumWidth(520)
         self._build()
+        self.retranslate()
         unsubscribe = service.events.subscribe(self._on_event)
         self.destroyed.connect(lambda *_: unsubscribe())
         self._timer = QTimer(self)
@@ -169,13 +130,12 @@ class PairingDialog(QDialog):
 
     # --- layout ---------------------------------------------------------------------------------
     def _build(self) -> None:
-        t = self.lang
         s = self.service.settings
         root = QVBoxLayout(self)
         root.setContentsMargins(18, 16, 18, 14)
         root.setSpacing(12)
 
-        self.link = QCheckBox(text("link", t))
+        self.link = QCheckBox()
         self.link.setChecked(self.service.running)
         self.link.toggled.connect(self._on_link_toggled)
         root.addWidget(self.link)
@@ -183,16 +143,19 @@ class PairingDialog(QDialog):
         form = QFormLayout()
         form.setHorizontalSpacing(12)
         self.interface = QComboBox()
-        self.interface.addItem(text("auto", t, address="…"), "")
+        self.interface.addItem("", "")
+        self._auto_address = "…"
         self.interface.currentIndexChanged.connect(self._on_network_changed)
-        form.addRow(text("interface", t), self.interface)
+        self.interface_label = QLabel()
+        form.addRow(self.interface_label, self.interface)
         self.port = QSpinBox()
         self.port.setRange(1024, 65535)
         self.port.setValue(s.port if s.port >= 1024 else 8765)
         self.port.editingFinished.connect(self._on_network_changed)
-        form.addRow(text("port", t), self.port)
+        self.port_label = QLabel()
+        form.addRow(self.port_label, self.port)
         root.addLayout(form)
-        self.auto_accept = QCheckBox(text("auto_accept", t))
+        self.auto_accept = QCheckBox()
         self.auto_accept.setChecked(s.auto_accept)
         self.auto_accept.toggled.connect(self._on_auto_accept)
         root.addWidget(self.auto_accept)
@@ -221,9 +184,9 @@ class PairingDialog(QDialog):
         self.expiry.setWordWrap(True)
         side.addWidget(self.expiry)
         buttons = QHBoxLayout()
-        self.copy = QPushButton(text("copy", t))
+        self.copy = QPushButton()
         self.copy.clicked.connect(lambda: QGuiApplication.clipboard().setText(self.url.text()))
-        self.new_code = QPushButton(text("new_code", t))
+        self.new_code = QPushButton()
         self.new_code.clicked.connect(self._refresh_code)
         buttons.addWidget(self.copy)
         buttons.addWidget(self.new_code)
@@ -233,11 +196,11 @@ class PairingDialog(QDialog):
         pair.addLayout(side, 1)
         root.addLayout(pair)
 
-        root.addWidget(QLabel(f"<b>{text('devices', t)}</b>"))
+        self.devices_title = QLabel()
+        root.addWidget(self.devices_title)
         self.devices = QTreeWidget()
         self.devices.setRootIsDecorated(False)
         self.devices.setColumnCount(4)
-        self.devices.setHeaderLabels([text("col.name", t), text("col.status", t), text("col.seen", t), ""])
         header = self.devices.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -245,13 +208,40 @@ class PairingDialog(QDialog):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
         self.devices.setMinimumHeight(120)
         root.addWidget(self.devices)
-        self.empty = QLabel(text("none", t))
+        self.empty = QLabel()
         self.empty.setStyleSheet("color: palette(placeholder-text);")
         root.addWidget(self.empty)
-        self.incoming = QLabel(text("incoming", t, path=str(self.service.incoming_dir)))
+        self.incoming = QLabel()
         self.incoming.setWordWrap(True)
         self.incoming.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         root.addWidget(self.incoming)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(tr("pairing.title"))
+        self.link.setText(tr("pairing.link"))
+        self.interface.setItemText(0, tr("pairing.auto", address=self._auto_address))
+        self.interface_label.setText(tr("pairing.interface"))
+        self.port_label.setText(tr("pairing.port"))
+        self.auto_accept.setText(tr("pairing.auto_accept"))
+        self.copy.setText(tr("pairing.copy"))
+        self.new_code.setText(tr("pairing.new_code"))
+        self.devices_title.setText(f"<b>{tr('pairing.devices')}</b>")
+        self.devices.setHeaderLabels([tr("pairing.col.name"), tr("pairing.col.status"), tr("pairing.col.seen"), ""])
+        self.empty.setText(tr("pairing.none"))
+        self.incoming.setText(tr("pairing.incoming", path=str(self.service.incoming_dir)))
+        if self._hint is not None:
+            self.hint.setText(str(self._hint))
+        self._tick()
+        self._show_devices(self._devices)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _set_hint(self, text: Text) -> None:
+        self._hint = text
+        self.hint.setText(str(text))
 
     # --- async plumbing ---------------------------------------------------------------------------
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -269,7 +259,8 @@ class PairingDialog(QDialog):
         self._interfaces = found
         default = next((i.address for i in found if i.is_default), found[0].address if found else "127.0.0.1")
         self.interface.blockSignals(True)
-        self.interface.setItemText(0, text("auto", self.lang, address=default))
+        self._auto_address = default
+        self.interface.setItemText(0, tr("pairing.auto", address=default))
         for i in found:
             self.interface.addItem(i.label, i.address)
         wanted = self.service.settings.interface
@@ -294,7 +285,7 @@ class PairingDialog(QDialog):
         self._spawn(self._start() if on else self._stop())
 
     async def _start(self) -> None:
-        self.hint.setText(text("starting", self.lang))
+        self._set_hint(Text("pairing.starting"))
         try:
             await self.service.start()
         except OSError as exc:
@@ -302,7 +293,7 @@ class PairingDialog(QDialog):
                 self.link.blockSignals(True)
                 self.link.setChecked(False)
                 self.link.blockSignals(False)
-                self.hint.setText(text("error", self.lang, error=exc.strerror or str(exc)))
+                self._set_hint(Text("pairing.error", error=exc.strerror or str(exc)))
             return
         if shiboken6.isValid(self):
             self._refresh_code()
@@ -328,7 +319,7 @@ class PairingDialog(QDialog):
             self.qr.setStyleSheet(
                 "background: palette(base); border: 1px dashed #d0d7de; border-radius: 8px; font-size: 64px;"
             )
-            self.hint.setText(text("off", self.lang))
+            self._set_hint(Text("pairing.off"))
             return
         self.code = self.service.new_pairing_code()
         pixmap = QPixmap()
@@ -339,7 +330,7 @@ class PairingDialog(QDialog):
         )
         self.url.setText(self.code.url)
         self.url.setCursorPosition(0)  # show http://address:port, the part a person may type
-        self.hint.setText(text("scan", self.lang))
+        self._set_hint(Text("pairing.scan"))
         self._tick()
 
     def _tick(self) -> None:
@@ -349,7 +340,7 @@ class PairingDialog(QDialog):
         if left <= 0:
             self._refresh_code()  # keep a working code on screen while the dialog is open
             return
-        self.expiry.setText(text("valid", self.lang, time=f"{left // 60}:{left % 60:02d}"))
+        self.expiry.setText(tr("pairing.valid", time=f"{left // 60}:{left % 60:02d}"))
 
     # --- devices ----------------------------------------------------------------------------------
     async def refresh_devices(self) -> None:
@@ -358,14 +349,15 @@ class PairingDialog(QDialog):
             self._show_devices(devices)
 
     def _show_devices(self, devices: list[DeviceInfo]) -> None:
+        self._devices = devices
         self.devices.clear()
         for d in devices:
             item = QTreeWidgetItem(
-                [d.name, text("online" if d.online else "offline", self.lang), ago(d.last_seen, self.lang), ""]
+                [d.name, tr("pairing.online" if d.online else "pairing.offline"), ago(d.last_seen), ""]
             )
             item.setData(0, Qt.ItemDataRole.UserRole, d.id)
             self.devices.addTopLevelItem(item)
-            button = QPushButton(text("remove", self.lang))
+            button = QPushButton(tr("pairing.remove"))
             button.setObjectName(f"remove-{d.id}")
             button.clicked.connect(lambda _=False, device_id=d.id: self._spawn(self._revoke(device_id)))
             self.devices.setItemWidget(item, 3, button)

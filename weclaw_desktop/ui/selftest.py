@@ -10,6 +10,8 @@ folder removed afterwards. One line per check (ok/FAIL, name, time, detail):
   DH+AES transport encryption runs), and every backend keyring knows with its priority or reason;
 - window: the main window is built with its Qt bridges and the bridged tools become available;
 - pairing QR: a pairing code rendered to a QPixmap;
+- translations: every message catalogue loads with the English one's keys, and Qt's own Chinese catalogue
+  (``qtbase_zh_CN.qm``, the only Qt translation the bundle keeps) is found and translates a button;
 - provider: one streamed completion from an in-process fake OpenAI-compatible server, through the real
   provider (openai SDK, the app's TLS wiring);
 - python_runner: ``print(6 * 7)`` through the dispatcher (in the bundle: the app with ``--run-python``).
@@ -67,8 +69,8 @@ def _header() -> str:
 
 
 def _run(report: SelfTestReport, paths: AppPaths) -> None:
-    from weclaw_desktop.app import prepare_ui, qt_application
     from weclaw_desktop.settings import Settings
+    from weclaw_desktop.ui.boot import prepare_ui, qt_application
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     report.check("paths", lambda: checks.check_paths(paths))
@@ -95,6 +97,7 @@ def _run(report: SelfTestReport, paths: AppPaths) -> None:
         if built:
             report.check("window", lambda: _check_window(settings, built[0], windows))
         report.check("pairing-qr", _check_qr)
+        report.check("translations", _check_translations)
         loop.run_until_complete(_async_checks(report, built[0] if built else None, paths, windows))
     asyncio.set_event_loop(None)
 
@@ -115,9 +118,9 @@ async def _async_checks(
 
 
 def _check_window(settings: object, registry: ToolRegistry, keep: list[object]) -> str:
-    from weclaw_desktop.app import build_window
     from weclaw_desktop.settings import Settings
     from weclaw_desktop.toolkit.planner import plan
+    from weclaw_desktop.ui.boot import build_window
 
     assert isinstance(settings, Settings)
     policy = settings.tools.policy
@@ -165,3 +168,27 @@ def _check_qr() -> str:
     if image.pixelColor(corner, corner).lightness() > 100 or image.pixelColor(1, 1).lightness() < 200:
         raise CheckFailed("the QR code image does not have a finder pattern where expected")
     return f"{pixmap.width()}x{pixmap.height()} px for a {len(code.url)}-character pairing URL"
+
+
+def _check_translations() -> str:
+    from PySide6.QtCore import QTranslator
+
+    from weclaw_desktop.i18n import LANGUAGES
+    from weclaw_desktop.i18n.catalogue import catalogue
+    from weclaw_desktop.ui.translation import QT_CATALOGUES, translations_dirs
+
+    reference = set(catalogue("en"))
+    for lang in LANGUAGES:
+        missing = reference - set(catalogue(lang))
+        if missing:
+            raise CheckFailed(f"the {lang} catalogue lacks {len(missing)} messages, e.g. {sorted(missing)[:3]}")
+    name = QT_CATALOGUES["zh"]
+    assert name is not None
+    translator = QTranslator()
+    folder = next((d for d in translations_dirs() if translator.load(name, str(d))), None)
+    if folder is None:
+        raise CheckFailed(f"Qt's {name}.qm is not in {[str(d) for d in translations_dirs()]}")
+    yes = translator.translate("QPlatformTheme", "&Yes")
+    if not yes or yes == "&Yes":
+        raise CheckFailed(f"{name}.qm does not translate Qt's buttons")
+    return f"{', '.join(LANGUAGES)}: {len(reference)} messages each; Qt: {name}.qm ({yes!r} for &Yes) in {folder}"

@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -22,10 +22,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.ui import icons
-from weclaw_desktop.ui.i18n import tr
+from weclaw_desktop.ui.translation import MessageBox, mark_content
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+UNTITLED_ROLE = Qt.ItemDataRole.UserRole + 2  # the title shown is the UI's "New chat", not the user's
 
 
 def _when(ts: float) -> str:
@@ -49,14 +51,14 @@ class SessionsSidebar(QWidget):
         self.setObjectName("Sidebar")
         self._current = ""
         self._filling = False
+        self._searching = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 6, 10)
         layout.setSpacing(8)
-        self.new_button = QPushButton(icons.icon("new_chat"), tr("sessions.new"))
+        self.new_button = QPushButton(icons.icon("new_chat"), "")
         self.new_button.clicked.connect(self.new_requested)
         layout.addWidget(self.new_button)
         self.search = QLineEdit()
-        self.search.setPlaceholderText(tr("sessions.search"))
         self.search.setClearButtonEnabled(True)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -65,6 +67,7 @@ class SessionsSidebar(QWidget):
         self.search.textChanged.connect(self._search_edited)
         layout.addWidget(self.search)
         self.list = QListWidget()
+        mark_content(self.list)  # the chats' titles
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.currentItemChanged.connect(self._current_changed)
@@ -74,11 +77,30 @@ class SessionsSidebar(QWidget):
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setWordWrap(False)
         layout.addWidget(self.list, 1)
-        self.empty = QLabel(tr("sessions.empty"))
+        self.empty = QLabel()
         self.empty.setObjectName("Muted")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(self.empty)
         self.setMinimumWidth(200)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.new_button.setText(tr("sessions.new"))
+        self.search.setPlaceholderText(tr("sessions.search"))
+        self.empty.setText(tr("sessions.no_match") if self._searching else tr("sessions.empty"))
+        self._filling = True  # not a rename by the user
+        try:
+            for i in range(self.list.count()):
+                item = self.list.item(i)
+                if item.data(UNTITLED_ROLE):
+                    item.setText(tr("sessions.untitled"))
+        finally:
+            self._filling = False
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def _search_edited(self, _text: str) -> None:
         self._debounce.start()
@@ -96,6 +118,7 @@ class SessionsSidebar(QWidget):
                 title = info.title or tr("sessions.untitled")
                 item = QListWidgetItem(title)
                 item.setData(ID_ROLE, info.id)
+                item.setData(UNTITLED_ROLE, not info.title)
                 item.setToolTip(f"{title}\n{_when(getattr(info, 'updated_at', 0.0))}")
                 snippet = getattr(info, "snippet", "")
                 if snippet:
@@ -106,6 +129,7 @@ class SessionsSidebar(QWidget):
                     self.list.setCurrentItem(item)
         finally:
             self._filling = False
+        self._searching = searching
         self.empty.setText(tr("sessions.no_match") if searching else tr("sessions.empty"))
         self.empty.setVisible(self.list.count() == 0)
 
@@ -155,13 +179,10 @@ class SessionsSidebar(QWidget):
         menu.popup(self.list.viewport().mapToGlobal(pos))
 
     def confirm_delete(self, session_id: str, title: str) -> QMessageBox:
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            tr("sessions.delete"),
-            tr("sessions.delete_confirm", title=title),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            self,
+        box = MessageBox(
+            QMessageBox.Icon.Question, Text("sessions.delete"), Text("sessions.delete_confirm", title=title), self
         )
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
         box.setDefaultButton(QMessageBox.StandardButton.No)
 
         def clicked(button: Any) -> None:

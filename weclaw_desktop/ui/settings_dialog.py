@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui import icons
-from weclaw_desktop.ui.i18n import tr
 from weclaw_desktop.ui.settings_provider import ProviderPage
 
 ORIGINS = ("gui", "companion", "schedule")
@@ -50,25 +50,57 @@ class SettingsPage(Protocol):
     def apply(self, settings: Settings) -> None: ...
 
 
-def _section(text: str) -> QLabel:
-    label = QLabel(text)
+def _section() -> QLabel:
+    label = QLabel()
     label.setObjectName("Section")
     return label
 
 
-class AgentPage(QWidget):
+class _Page(QWidget):
+    """A settings page: its texts come from :meth:`retranslate`, called at the end of construction and on
+    every language change."""
+
+    def retranslate(self) -> None:
+        raise NotImplementedError
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def _fill_combo(combo: QComboBox, items: Sequence[tuple[str, str]]) -> None:
+    """(key, value) items; on a retranslation only the texts change, the selection stays."""
+    if combo.count() == len(items):
+        for i, (key, _value) in enumerate(items):
+            combo.setItemText(i, tr(key))
+        return
+    combo.clear()
+    for key, value in items:
+        combo.addItem(tr(key), value)
+
+
+class AgentPage(_Page):
+    EXPOSURES = (("settings.exposure.progressive", "progressive"), ("settings.exposure.all", "all"))
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setVerticalSpacing(12)
         self.exposure = QComboBox()
-        self.exposure.addItem(tr("settings.exposure.progressive"), "progressive")
-        self.exposure.addItem(tr("settings.exposure.all"), "all")
-        form.addRow(tr("settings.exposure"), self.exposure)
+        self.exposure_label = QLabel()
+        form.addRow(self.exposure_label, self.exposure)
         self.max_rounds = QSpinBox()
         self.max_rounds.setRange(1, 100)
-        form.addRow(tr("settings.max_rounds"), self.max_rounds)
+        self.max_rounds_label = QLabel()
+        form.addRow(self.max_rounds_label, self.max_rounds)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        _fill_combo(self.exposure, self.EXPOSURES)
+        self.exposure_label.setText(tr("settings.exposure"))
+        self.max_rounds_label.setText(tr("settings.max_rounds"))
 
     def load(self, settings: Settings) -> None:
         self.exposure.setCurrentIndex(max(0, self.exposure.findData(settings.agent.exposure)))
@@ -79,45 +111,65 @@ class AgentPage(QWidget):
         settings.agent.max_rounds = self.max_rounds.value()
 
 
-class ApprovalsPage(QWidget):
+class ApprovalsPage(_Page):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
-        layout.addWidget(_section(tr("settings.approval.rules")))
+        self.rules_title = _section()
+        layout.addWidget(self.rules_title)
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(6)
-        grid.addWidget(QLabel(tr("settings.approval.origin")), 0, 0)
-        for col, risk in enumerate(RISKS, start=1):
-            header = QLabel(tr("approval.risk", risk=tr(f"risk.{risk}")))
+        self.origin_header = QLabel()
+        grid.addWidget(self.origin_header, 0, 0)
+        self.risk_headers: list[QLabel] = []
+        for col, _risk in enumerate(RISKS, start=1):
+            header = QLabel()
             header.setObjectName("Muted")
             grid.addWidget(header, 0, col)
+            self.risk_headers.append(header)
         self.rules: dict[tuple[str, str], QComboBox] = {}
+        self.origin_labels: list[QLabel] = []
         for row, origin in enumerate(ORIGINS, start=1):
-            grid.addWidget(QLabel(tr(f"origin.{origin}")), row, 0)
+            label = QLabel()
+            grid.addWidget(label, row, 0)
+            self.origin_labels.append(label)
             for col, risk in enumerate(RISKS, start=1):
                 combo = QComboBox()
-                for rule in RULES:
-                    combo.addItem(tr(f"settings.rule.{rule}"), rule)
                 grid.addWidget(combo, row, col)
                 self.rules[(origin, risk)] = combo
         layout.addLayout(grid)
-        layout.addWidget(_section(tr("settings.remembered")))
+        self.remembered_title = _section()
+        layout.addWidget(self.remembered_title)
         self.remembered = QListWidget()
         self.remembered.setMaximumHeight(140)
         layout.addWidget(self.remembered)
         row_layout = QHBoxLayout()
-        self.empty = QLabel(tr("settings.remembered.none"))
+        self.empty = QLabel()
         self.empty.setObjectName("Muted")
         row_layout.addWidget(self.empty)
         row_layout.addStretch(1)  # keeps Revoke its own size when the "none" label is hidden
-        self.revoke = QPushButton(tr("settings.revoke"))
+        self.revoke = QPushButton()
         self.revoke.clicked.connect(self._revoke)
         row_layout.addWidget(self.revoke)
         layout.addLayout(row_layout)
         layout.addStretch(1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.rules_title.setText(tr("settings.approval.rules"))
+        self.origin_header.setText(tr("settings.approval.origin"))
+        for header, risk in zip(self.risk_headers, RISKS, strict=True):
+            header.setText(tr("approval.risk", risk=tr(f"risk.{risk}")))
+        for label, origin in zip(self.origin_labels, ORIGINS, strict=True):
+            label.setText(tr(f"origin.{origin}"))
+        for combo in self.rules.values():
+            _fill_combo(combo, [(f"settings.rule.{rule}", rule) for rule in RULES])
+        self.remembered_title.setText(tr("settings.remembered"))
+        self.empty.setText(tr("settings.remembered.none"))
+        self.revoke.setText(tr("settings.revoke"))
 
     def load(self, settings: Settings) -> None:
         rules = settings.agent.approvals.rules
@@ -149,36 +201,49 @@ class ApprovalsPage(QWidget):
         )
 
 
-class FilesPage(QWidget):
+class FilesPage(_Page):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
-        layout.addWidget(_section(tr("settings.roots")))
+        self.roots_title = _section()
+        layout.addWidget(self.roots_title)
         self.roots = QListWidget()
         self.roots.setMaximumHeight(150)
         layout.addWidget(self.roots)
         row = QHBoxLayout()
-        hint = QLabel(tr("settings.roots.home"))
-        hint.setObjectName("Muted")
-        row.addWidget(hint, 1)
-        add = QPushButton(tr("settings.add"))
-        add.clicked.connect(self._add_root)
-        row.addWidget(add)
-        remove = QPushButton(tr("settings.remove"))
-        remove.clicked.connect(lambda: [self.roots.takeItem(self.roots.row(i)) for i in self.roots.selectedItems()])
-        row.addWidget(remove)
+        self.roots_hint = QLabel()
+        self.roots_hint.setObjectName("Muted")
+        row.addWidget(self.roots_hint, 1)
+        self.add_button = QPushButton()
+        self.add_button.clicked.connect(self._add_root)
+        row.addWidget(self.add_button)
+        self.remove_button = QPushButton()
+        self.remove_button.clicked.connect(
+            lambda: [self.roots.takeItem(self.roots.row(i)) for i in self.roots.selectedItems()]
+        )
+        row.addWidget(self.remove_button)
         layout.addLayout(row)
-        layout.addWidget(_section(tr("settings.outputs")))
+        self.outputs_title = _section()
+        layout.addWidget(self.outputs_title)
         out_row = QHBoxLayout()
         self.outputs = QLineEdit()
         out_row.addWidget(self.outputs, 1)
-        browse = QPushButton(tr("settings.browse"))
-        browse.clicked.connect(self._browse_outputs)
-        out_row.addWidget(browse)
+        self.browse_button = QPushButton()
+        self.browse_button.clicked.connect(self._browse_outputs)
+        out_row.addWidget(self.browse_button)
         layout.addLayout(out_row)
         layout.addStretch(1)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.roots_title.setText(tr("settings.roots"))
+        self.roots_hint.setText(tr("settings.roots.home"))
+        self.add_button.setText(tr("settings.add"))
+        self.remove_button.setText(tr("settings.remove"))
+        self.outputs_title.setText(tr("settings.outputs"))
+        self.browse_button.setText(tr("settings.browse"))
 
     def _folder_dialog(self, on_chosen: object) -> None:
         dialog = QFileDialog(self)
@@ -210,26 +275,34 @@ class FilesPage(QWidget):
         settings.tools.outputs_dir = "" if not text or text == default else str(Path(text).expanduser())
 
 
-class AppearancePage(QWidget):
+class AppearancePage(_Page):
+    #: Each language is named in its own language, so a person who cannot read the current one finds theirs.
+    LANGUAGE_NAMES: ClassVar[dict[str, str]] = {"en": "English", "zh": "简体中文"}
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)
         form.setVerticalSpacing(12)
         self.language = QComboBox()
-        self.language.addItem(tr("settings.language.system"), "system")
-        self.language.addItem("English", "en")
-        self.language.addItem("简体中文", "zh")
-        form.addRow(tr("settings.language"), self.language)
-        note = QLabel(tr("settings.restart_note"))
-        note.setObjectName("Muted")
-        form.addRow("", note)
+        self.language.addItem("", "system")
+        for code, name in self.LANGUAGE_NAMES.items():
+            self.language.addItem(name, code)
+        self.language_label = QLabel()
+        form.addRow(self.language_label, self.language)
         self.theme = QComboBox()
-        for value in ("system", "light", "dark"):
-            self.theme.addItem(tr(f"settings.theme.{value}"), value)
-        form.addRow(tr("settings.theme"), self.theme)
-        self.close_to_tray = QCheckBox(tr("settings.close_to_tray"))
+        self.theme_label = QLabel()
+        form.addRow(self.theme_label, self.theme)
+        self.close_to_tray = QCheckBox()
         form.addRow("", self.close_to_tray)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.language.setItemText(0, tr("settings.language.system"))
+        self.language_label.setText(tr("settings.language"))
+        _fill_combo(self.theme, [(f"settings.theme.{v}", v) for v in ("system", "light", "dark")])
+        self.theme_label.setText(tr("settings.theme"))
+        self.close_to_tray.setText(tr("settings.close_to_tray"))
 
     def load(self, settings: Settings) -> None:
         self.language.setCurrentIndex(max(0, self.language.findData(settings.ui.language)))
@@ -250,12 +323,11 @@ class SettingsDialog(QDialog):
         settings: Settings,
         secrets: SecretStore,
         *,
-        extra_pages: Sequence[tuple[str, QWidget]] = (),
+        extra_pages: Sequence[tuple[str | Text, QWidget]] = (),
         key_lookup: Callable[[], str | None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(tr("settings.title"))
         self.setMinimumSize(760, 520)
         self.settings = settings
         self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
@@ -263,14 +335,15 @@ class SettingsDialog(QDialog):
         self.approvals_page = ApprovalsPage()
         self.files_page = FilesPage()
         self.appearance_page = AppearancePage()
-        pages: list[tuple[str, str, QWidget]] = [
-            ("settings.page.provider", "chip", self.provider_page),
-            ("settings.page.agent", "tool", self.agent_page),
-            ("settings.page.approvals", "shield", self.approvals_page),
-            ("settings.page.files", "folder", self.files_page),
-            ("settings.page.appearance", "screen", self.appearance_page),
+        pages: list[tuple[str | Text, str, QWidget]] = [
+            (Text("settings.page.provider"), "chip", self.provider_page),
+            (Text("settings.page.agent"), "tool", self.agent_page),
+            (Text("settings.page.approvals"), "shield", self.approvals_page),
+            (Text("settings.page.files"), "folder", self.files_page),
+            (Text("settings.page.appearance"), "screen", self.appearance_page),
         ]
         self.pages: list[QWidget] = []
+        self._titles: list[tuple[str | Text, QLabel]] = []  # page title -> its heading
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
         root.setSpacing(0)
@@ -282,8 +355,8 @@ class SettingsDialog(QDialog):
         self.nav.setFixedWidth(170)
         self.nav.setIconSize(icons.icon_size(18))
         self.stack = QStackedWidget()
-        for key, icon_name, page in pages:
-            self._add_page(tr(key), icon_name, page)
+        for title, icon_name, page in pages:
+            self._add_page(title, icon_name, page)
         for title, widget in extra_pages:
             self._add_page(title, "plug", widget)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
@@ -297,26 +370,46 @@ class SettingsDialog(QDialog):
         self.message = QLabel()
         self.message.setWordWrap(True)
         footer.addWidget(self.message, 1)
-        self.cancel_button = QPushButton(tr("common.cancel"))
+        self.cancel_button = QPushButton()
         self.cancel_button.clicked.connect(self.reject)
-        self.save_button = QPushButton(tr("common.save"))
+        self.save_button = QPushButton()
         self.save_button.setProperty("primary", True)
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
         footer.addWidget(self.cancel_button)
         footer.addWidget(self.save_button)
         root.addLayout(footer)
+        self._message: Text | None = None
+        self.retranslate()
         self.load(settings)
 
-    def _add_page(self, title: str, icon_name: str, page: QWidget) -> None:
-        item = QListWidgetItem(icons.icon(icon_name), title)
+    def retranslate(self) -> None:
+        self.setWindowTitle(tr("settings.title"))
+        for row, (title, heading) in enumerate(self._titles):
+            item = self.nav.item(row)
+            if item is not None:
+                item.setText(str(title))
+            heading.setText(str(title))
+        self.cancel_button.setText(tr("common.cancel"))
+        self.save_button.setText(tr("common.save"))
+        if self._message is not None:
+            self.message.setText(str(self._message))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def _add_page(self, title: str | Text, icon_name: str, page: QWidget) -> None:
+        item = QListWidgetItem(icons.icon(icon_name), str(title))
         item.setSizeHint(item.sizeHint().expandedTo(icons.icon_size(34)))
         self.nav.addItem(item)
         wrapper = QWidget()
         layout = QVBoxLayout(wrapper)
         layout.setContentsMargins(0, 0, 0, 0)
-        heading = QLabel(title)
+        heading = QLabel(str(title))
         heading.setObjectName("Title")
+        self._titles.append((title, heading))
         layout.addWidget(heading)
         layout.addSpacing(8)
         layout.addWidget(page, 1)
@@ -339,7 +432,8 @@ class SettingsDialog(QDialog):
             candidate = Settings.model_validate(candidate.model_dump())
             candidate.save()
         except (ValidationError, ValueError, OSError) as exc:
-            self.message.setText(tr("settings.invalid", message=str(exc).splitlines()[0]))
+            self._message = Text("settings.invalid", message=str(exc).splitlines()[0])
+            self.message.setText(str(self._message))
             return False
         self.settings = candidate
         self.saved.emit(candidate)

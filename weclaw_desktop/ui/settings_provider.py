@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import keyring
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop import i18n
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui import theme
-from weclaw_desktop.ui.i18n import tr
 from weclaw_desktop.ui.tasks import TaskSet
 
 _BACKEND_NAMES = {
@@ -73,6 +74,8 @@ class ProviderPage(QWidget):
         self._key_name = "api_key"
         self._had_key = False
         self.key_result = ""  # what the last save did with the key (tests read it)
+        self._result: Text | None = None  # the last test/fetch outcome, re-rendered on a language change
+        self._labels: dict[str, QLabel] = {}
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -84,33 +87,32 @@ class ProviderPage(QWidget):
 
         self.preset = QComboBox()
         for key, preset in PRESETS.items():
-            self.preset.addItem(tr("settings.custom") if key == "custom" else preset.label, key)
+            self.preset.addItem(preset.label, key)
         self.preset.currentIndexChanged.connect(self._preset_changed)
-        form.addRow(tr("settings.preset"), self.preset)
+        form.addRow(self._label("settings.preset"), self.preset)
 
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("https://api.example.com/v1")
-        form.addRow(tr("settings.base_url"), self.base_url)
+        form.addRow(self._label("settings.base_url"), self.base_url)
 
         model_row = QHBoxLayout()
         self.model = QComboBox()
         self.model.setEditable(True)
         self.model.setMinimumWidth(260)
         model_row.addWidget(self.model, 1)
-        self.fetch = QPushButton(tr("settings.fetch_models"))
+        self.fetch = QPushButton()
         self.fetch.clicked.connect(lambda: self._run(self.fetch_models()))
         model_row.addWidget(self.fetch)
-        form.addRow(tr("settings.model"), model_row)
+        form.addRow(self._label("settings.model"), model_row)
 
         key_row = QHBoxLayout()
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.api_key.setPlaceholderText(tr("settings.api_key.placeholder"))
         key_row.addWidget(self.api_key, 1)
-        self.clear_key = QPushButton(tr("settings.api_key.clear"))
+        self.clear_key = QPushButton()
         self.clear_key.clicked.connect(self._clear_key)
         key_row.addWidget(self.clear_key)
-        form.addRow(tr("settings.api_key"), key_row)
+        form.addRow(self._label("settings.api_key"), key_row)
         self.key_link = QLabel()
         self.key_link.setOpenExternalLinks(True)
         self.key_link.setObjectName("Muted")
@@ -125,14 +127,14 @@ class ProviderPage(QWidget):
         self.notice.setObjectName("Notice")
         notice_layout = QVBoxLayout(self.notice)
         notice_layout.setContentsMargins(12, 8, 12, 8)
-        self.notice_text = QLabel(tr("settings.keyring.none"))
+        self.notice_text = QLabel()
         self.notice_text.setWordWrap(True)
         notice_layout.addWidget(self.notice_text)
         self.notice.setVisible(False)
         layout.addWidget(self.notice)
 
         test_row = QHBoxLayout()
-        self.test = QPushButton(tr("settings.test"))
+        self.test = QPushButton()
         self.test.clicked.connect(lambda: self._run(self.test_connection()))
         test_row.addWidget(self.test)
         self.test_result = QLabel()
@@ -140,6 +142,37 @@ class ProviderPage(QWidget):
         test_row.addWidget(self.test_result, 1)
         layout.addLayout(test_row)
         layout.addStretch(1)
+        self.retranslate()
+
+    def _label(self, key: str) -> QLabel:
+        label = QLabel()
+        self._labels[key] = label
+        return label
+
+    def retranslate(self) -> None:
+        for key, label in self._labels.items():
+            label.setText(tr(key))
+        lang = i18n.language()
+        for i in range(self.preset.count()):
+            key = str(self.preset.itemData(i))
+            preset = self._presets[key]
+            self.preset.setItemText(i, tr("settings.custom") if key == "custom" else preset.short_label(lang))
+        self.fetch.setText(tr("settings.fetch_models"))
+        self.api_key.setPlaceholderText(
+            tr("settings.api_key.stored") if self._had_key else tr("settings.api_key.placeholder")
+        )
+        self.clear_key.setText(tr("settings.api_key.clear"))
+        self.notice_text.setText(tr("settings.keyring.none"))
+        self.test.setText(tr("settings.test"))
+        if self.backend.isVisibleTo(self) and self.backend.text():
+            self.backend.setText(tr("settings.keyring.backend", backend=keyring_backend_label()))
+        if self._result is not None:
+            self.test_result.setText(str(self._result))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- load / apply ---------------------------------------------------------------------------
     def load(self, settings: Settings) -> None:
@@ -189,6 +222,7 @@ class ProviderPage(QWidget):
             self.base_url.setText(preset.base_url)
         self._fill_models(list(preset.known_models), preset.default_model)
         self._update_key_link()
+        self._result = None
         self.test_result.clear()
 
     def _update_key_link(self) -> None:
@@ -234,14 +268,15 @@ class ProviderPage(QWidget):
     def _run(self, coro: Any) -> None:
         self._tasks.spawn(coro)
 
-    def _show_result(self, text: str, ok: bool) -> None:
+    def _show_result(self, text: Text, ok: bool) -> None:
         c = theme.colors()
         self.test_result.setStyleSheet(f"color:{c.success if ok else c.danger};")
-        self.test_result.setText(text)
+        self._result = text
+        self.test_result.setText(str(text))
 
     async def fetch_models(self) -> list[str]:
         if not self.base_url.text().strip():
-            self._show_result(tr("settings.need_url"), False)
+            self._show_result(Text("settings.need_url"), False)
             return []
         provider = self._provider()
         self.fetch.setEnabled(False)
@@ -249,28 +284,29 @@ class ProviderPage(QWidget):
         try:
             models: list[str] = await provider.list_models()
         except Exception as exc:
-            self._show_result(tr("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
+            self._show_result(Text("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
             return []
         finally:
             self.fetch.setEnabled(True)
             with contextlib.suppress(Exception):
                 await provider.close()
         self._fill_models(models, current)
-        self._show_result(tr("settings.models_fetched", n=len(models)), True)
+        self._show_result(Text("settings.models_fetched", n=len(models)), True)
         return models
 
     async def test_connection(self) -> bool:
         if not self.base_url.text().strip():
-            self._show_result(tr("settings.need_url"), False)
+            self._show_result(Text("settings.need_url"), False)
             return False
         provider = self._provider()
         self.test.setEnabled(False)
         self.test_result.setStyleSheet("")
-        self.test_result.setText(tr("settings.testing"))
+        self._result = Text("settings.testing")
+        self.test_result.setText(str(self._result))
         try:
             models = await provider.list_models()
         except Exception as exc:
-            self._show_result(tr("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
+            self._show_result(Text("settings.test_fail", message=getattr(exc, "message", str(exc))), False)
             return False
         finally:
             self.test.setEnabled(True)
@@ -278,7 +314,7 @@ class ProviderPage(QWidget):
                 await provider.close()
         if models and self.model.count() <= len(self._current_preset().known_models):
             self._fill_models(models, self.model.currentText())
-        self._show_result(tr("settings.test_ok", n=len(models)), True)
+        self._show_result(Text("settings.test_ok", n=len(models)), True)
         return True
 
     def cancel_tasks(self) -> None:

@@ -3,11 +3,11 @@ shown in an empty chat."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.ui import icons, theme
-from weclaw_desktop.ui.i18n import tr
 
 
 class SetupPanel(QWidget):
@@ -27,25 +27,37 @@ class SetupPanel(QWidget):
         logo.setPixmap(icons.pixmap("app", 56, theme.colors().accent))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(logo)
-        title = QLabel(tr("setup.title"))
-        title.setObjectName("Title")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout.addWidget(title)
-        body = QLabel(tr("setup.body"))
-        body.setWordWrap(True)
-        body.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout.addWidget(body)
-        self.button = QPushButton(icons.icon("settings", "#ffffff"), tr("setup.open"))
+        self.title = QLabel()
+        self.title.setObjectName("Title")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.title)
+        self.body = QLabel()
+        self.body.setWordWrap(True)
+        self.body.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.body)
+        self.button = QPushButton(icons.icon("settings", "#ffffff"), "")
         self.button.setProperty("primary", True)
         self.button.clicked.connect(self.open_settings)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignCenter)
-        rest = QLabel(tr("setup.rest"))
-        rest.setObjectName("Muted")
-        rest.setWordWrap(True)
-        rest.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout.addWidget(rest)
+        self.rest = QLabel()
+        self.rest.setObjectName("Muted")
+        self.rest.setWordWrap(True)
+        self.rest.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.rest)
         outer.addWidget(card, 0, Qt.AlignmentFlag.AlignHCenter)
         outer.addStretch(2)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.title.setText(tr("setup.title"))
+        self.body.setText(tr("setup.body"))
+        self.button.setText(tr("setup.open"))
+        self.rest.setText(tr("setup.rest"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
 
 class WelcomePanel(QWidget):
@@ -57,13 +69,23 @@ class WelcomePanel(QWidget):
         logo.setPixmap(icons.pixmap("app", 48, theme.colors().accent))
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(logo)
-        title = QLabel(tr("chat.welcome"))
-        title.setObjectName("Title")
-        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout.addWidget(title)
-        sub = QLabel(tr("chat.welcome.sub"))
-        sub.setObjectName("Muted")
-        sub.setWordWrap(True)
-        sub.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout.addWidget(sub)
+        self.title = QLabel()
+        self.title.setObjectName("Title")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.title)
+        self.sub = QLabel()
+        self.sub.setObjectName("Muted")
+        self.sub.setWordWrap(True)
+        self.sub.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.sub)
         layout.addStretch(2)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.title.setText(tr("chat.welcome"))
+        self.sub.setText(tr("chat.welcome.sub"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -20,12 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import pick, tr
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.arguments import readable_arguments
-from weclaw_desktop.ui.i18n import pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo
 from weclaw_desktop.ui.tool_panel import call_status_text
+from weclaw_desktop.ui.translation import mark_content
 
 PREVIEW_CHARS = 360
 PREVIEW_LINES = 8
@@ -72,6 +73,7 @@ class ToolCallCard(QFrame):
         self.setObjectName("ToolCard")
         self.call = call
         self._actions = actions
+        self._registry = registry
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(12, 9, 12, 9)
@@ -79,14 +81,13 @@ class ToolCallCard(QFrame):
 
         header = QHBoxLayout()
         header.setSpacing(8)
-        icon_name, title = "tool", call.function or "?"
+        icon_name = "tool"
         if call.tool and registry.has_tool(call.tool):
-            spec = registry.spec(call.tool)
-            icon_name, title = spec.display.icon, pick(spec.display.name)
+            icon_name = registry.spec(call.tool).display.icon
         self.icon = QLabel()
         self.icon.setPixmap(icons.pixmap(icon_name, 18, theme.colors().accent))
         header.addWidget(self.icon)
-        self.title = QLabel(f"<b>{title}</b> <span style='color:{theme.colors().muted}'>· {call.action}</span>")
+        self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
         header.addWidget(self.title)
         header.addStretch(1)
@@ -95,7 +96,6 @@ class ToolCallCard(QFrame):
         self.status = QLabel()
         header.addWidget(self.status)
         self.toggle = QToolButton()
-        self.toggle.setText(tr("card.arguments"))
         self.toggle.setCheckable(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -105,6 +105,7 @@ class ToolCallCard(QFrame):
         outer.addLayout(header)
 
         self.arguments = QLabel(readable_arguments(call.arguments))
+        mark_content(self.arguments)
         self.arguments.setFont(theme.mono_font())
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arguments.setWordWrap(True)
@@ -121,6 +122,7 @@ class ToolCallCard(QFrame):
         outer.addWidget(self.progress)
 
         self.result = QLabel()
+        mark_content(self.result)  # the tool's own words (its output for the model)
         self.result.setWordWrap(True)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result.setVisible(False)
@@ -130,7 +132,25 @@ class ToolCallCard(QFrame):
         self.files_box.setSpacing(4)
         outer.addLayout(self.files_box)
         self._file_rows: list[QWidget] = []
+        self._file_buttons: list[tuple[QPushButton, str]] = []  # (button, text key)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        call = self.call
+        title = call.function or "?"
+        if call.tool and self._registry.has_tool(call.tool):
+            title = pick(self._registry.spec(call.tool).display.name)
+        self.title.setText(f"<b>{title}</b> <span style='color:{theme.colors().muted}'>· {call.action}</span>")
+        self.toggle.setText(tr("card.arguments"))
+        for button, key in self._file_buttons:
+            button.setText(tr(key))
         self.update_from(call)
+        self.refresh_phone()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     def _toggle_arguments(self, shown: bool) -> None:
         self.arguments.setVisible(shown)
@@ -175,17 +195,21 @@ class ToolCallCard(QFrame):
             glyph.setPixmap(icons.pixmap("document", 16, theme.colors().muted))
             layout.addWidget(glyph)
             name = QLabel(path.name)
+            mark_content(name)
             name.setToolTip(str(path))
             layout.addWidget(name, 1)
             open_button = QPushButton(tr("card.open"))
+            self._file_buttons.append((open_button, "card.open"))
             open_button.setProperty("flat", True)
             open_button.clicked.connect(lambda _=False, p=path: self._actions.open_path(p))
             layout.addWidget(open_button)
             reveal = QPushButton(tr("card.reveal"))
+            self._file_buttons.append((reveal, "card.reveal"))
             reveal.setProperty("flat", True)
             reveal.clicked.connect(lambda _=False, p=path: self._actions.reveal_path(p))
             layout.addWidget(reveal)
             phone = QPushButton(icons.icon("phone"), tr("card.send_phone"))
+            self._file_buttons.append((phone, "card.send_phone"))
             phone.setObjectName("SendToPhone")
             phone.setProperty("flat", True)
             phone.clicked.connect(lambda _=False, p=path: self._send(p))

@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QIcon
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
-from weclaw_desktop.toolkit.diagnostics import Diagnostic
+from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
 from weclaw_desktop.ui import icons, theme
-from weclaw_desktop.ui.i18n import TABLE, language, pick, tr
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -37,10 +37,11 @@ NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon
 
 
 def format_seconds(seconds: float) -> str:
+    """A duration with its unit in the UI language: "75 ms" / "75 毫秒", "3.7 s" / "3.7 秒", "2:05"."""
     if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
+        return tr("unit.ms", n=round(seconds * 1000))
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return tr("unit.s", n=round(seconds, 1))
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
@@ -58,7 +59,7 @@ def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
     """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms". ``compact`` (the narrow tool panel) leaves
     out the progress message and a finished call's duration; the tooltip carries them."""
     short = f"status.{call.status}.short"
-    text = tr(short) if compact and short in TABLE else tr(f"status.{call.status}")
+    text = tr(short) if compact and has(short) else tr(f"status.{call.status}")
     elapsed = call.elapsed_s()
     if call.status == "running":
         if elapsed is not None:
@@ -74,21 +75,13 @@ def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
 
 
 def diagnostic_text(d: Diagnostic) -> tuple[str, str]:
-    """(why, what to do) in the UI language. The diagnostic's own text carries the specifics (which
-    bridge, which setting) in English; in Chinese a translated summary of the code leads it."""
-    hint_key = f"diag.{d.code.value}.hint"
-    if language() == "zh":
-        why = f"{tr(f'diag.{d.code.value}')}（{d.message}）" if f"diag.{d.code.value}" in TABLE else d.message
-        hint = tr(hint_key) if hint_key in TABLE else d.hint
-    else:
-        why = d.message
-        hint = d.hint or (tr(hint_key) if hint_key in TABLE else "")
-    return why, hint
+    """(why, what to do) in the UI language: see :func:`weclaw_desktop.toolkit.diagnostics.human_text`."""
+    return human_text(d)
 
 
 def category_name(category: str) -> str:
     key = f"category.{category}"
-    return tr(key) if key in TABLE else category.replace("_", " ").capitalize()
+    return tr(key) if has(key) else category.replace("_", " ").capitalize()
 
 
 class ToolPanel(QDockWidget):
@@ -100,7 +93,7 @@ class ToolPanel(QDockWidget):
         load_calls: Callable[[], None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(tr("panel.title"), parent)
+        super().__init__(parent)
         self.setObjectName("ToolPanel")
         self.board = board
         self._on_switch = on_switch
@@ -121,7 +114,6 @@ class ToolPanel(QDockWidget):
         tl.setContentsMargins(0, 6, 0, 0)
         tl.setSpacing(6)
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText(tr("panel.filter"))
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._apply_filter)
         tl.addWidget(self.filter)
@@ -142,14 +134,11 @@ class ToolPanel(QDockWidget):
         self.counter = QLabel()
         self.counter.setObjectName("Muted")
         tl.addWidget(self.counter)
-        self.tabs.addTab(tools_page, tr("panel.tab.tools"))
+        self.tabs.addTab(tools_page, "")
 
         self.calls = QTreeWidget()
         self.calls.setRootIsDecorated(False)
         self.calls.setColumnCount(4)
-        self.calls.setHeaderLabels(
-            [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
-        )
         self.calls.setIndentation(0)
         self.calls.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.calls.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -161,7 +150,7 @@ class ToolPanel(QDockWidget):
         calls_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         calls_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.calls.setColumnHidden(3, True)
-        self.tabs.addTab(self.calls, tr("panel.tab.calls"))
+        self.tabs.addTab(self.calls, "")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setWidget(body)
 
@@ -169,7 +158,26 @@ class ToolPanel(QDockWidget):
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
         board.subscribe(self._board_changed)
-        self.rebuild()
+        self._records: list[AuditRecord] = []
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(tr("panel.title"))
+        self.toggleViewAction().setText(tr("action.tools"))  # the toolbar button; Qt resets it to the title
+        self.filter.setPlaceholderText(tr("panel.filter"))
+        self.tabs.setTabText(0, tr("panel.tab.tools"))
+        self.tabs.setTabText(1, tr("panel.tab.calls"))
+        self.calls.setHeaderLabels(
+            [tr("panel.calls.when"), tr("panel.calls.function"), tr("panel.calls.status"), tr("panel.calls.error")]
+        )
+        self.rebuild()  # tool names, categories, states and tooltips
+        if self._records:
+            self.show_calls(self._records)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
 
     # --- tree -----------------------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -232,7 +240,9 @@ class ToolPanel(QDockWidget):
             self._updating = False
         running = self.board.running_count()
         self.counter.setText(
-            tr("panel.counter", calls=self.board.total_calls(), running=running)
+            tr("panel.calls_count", n=self.board.total_calls())
+            + " · "
+            + tr("panel.running_count", n=running)
             + "   ·   "
             + tr(
                 "panel.summary",
@@ -332,10 +342,11 @@ class ToolPanel(QDockWidget):
 
     def show_calls(self, records: list[AuditRecord]) -> None:
         """Fill the Calls tab from audit records (newest first)."""
+        self._records = records
         self.calls.clear()
         for rec in sorted(records, key=lambda r: r.started_at, reverse=True):
             when = time.strftime("%H:%M:%S", time.localtime(rec.started_at))
-            status = tr(f"status.{rec.status}") if f"status.{rec.status}" in TABLE else rec.status
+            status = tr(f"status.{rec.status}") if has(f"status.{rec.status}") else rec.status
             item = QTreeWidgetItem(
                 [when, rec.function, f"{status} · {format_seconds(rec.duration_ms / 1000)}", rec.error_summary]
             )

@@ -26,12 +26,12 @@ import shiboken6
 
 from weclaw_desktop.companion import CompanionEvent, CompanionService, EventKind, FileState
 from weclaw_desktop.companion.service import DeviceInfo, attach_to_registry
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.mcp import McpManager
 from weclaw_desktop.paths import AppPaths
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
-from weclaw_desktop.ui.i18n import language, tr
 from weclaw_desktop.ui.mcp_page import McpPage
 from weclaw_desktop.ui.pairing_dialog import DeviceApprover, PairingDialog
 from weclaw_desktop.ui.tasks import TaskSet
@@ -72,14 +72,14 @@ class AppServices:
         self.mcp = mcp or McpManager(registry, window.secrets, log_dir=paths.logs)
         self.companion = companion or CompanionService(window.settings.companion, paths=paths)
         if self.companion.accept_device is None:  # a new phone is let in only when the user says yes
-            self.companion.accept_device = DeviceApprover(window, language())
+            self.companion.accept_device = DeviceApprover(window)
         self.pairing_dialog: PairingDialog | None = None
         self._tasks = TaskSet("app service")
         self._stopped = False
 
         self.mcp_page = McpPage(window.secrets)
         self.mcp_page.set_manager(self.mcp)
-        window.add_settings_page(tr("category.mcp"), self.mcp_page)
+        window.add_settings_page(Text("category.mcp"), self.mcp_page)
         window.settings_saved.connect(self._settings_saved)
         window.phone_requested.connect(self.open_pairing)
         self._detach_registry = attach_to_registry(self.companion, registry.inject)
@@ -100,7 +100,7 @@ class AppServices:
             await self.companion.start()
         except OSError as exc:
             log.warning("phone link not started: %s", exc)
-            self.window.set_phone_status("error", f"{tr('phone.error')}: {exc.strerror or exc}")
+            self.window.set_phone_status("error", Text("phone.error.detail", error=exc.strerror or str(exc)))
             return False
         return True
 
@@ -150,7 +150,6 @@ class AppServices:
             dialog = PairingDialog(
                 self.companion,
                 self.window,
-                lang=language(),
                 on_settings_changed=self._companion_settings_changed,
             )
             self.pairing_dialog = dialog
@@ -177,17 +176,17 @@ class AppServices:
         devices = await self.companion.list_devices()
         online = [d for d in devices if d.online]
         if not online:
-            self.window.set_phone_status("waiting", tr("phone.waiting_pairing"))
+            self.window.set_phone_status("waiting", Text("phone.waiting_pairing"))
         elif len(online) == 1:
-            self.window.set_phone_status("connected", tr("phone.connected_one", name=online[0].name))
+            self.window.set_phone_status("connected", Text("phone.connected_one", name=online[0].name))
         else:
-            self.window.set_phone_status("connected", tr("phone.connected_n", n=len(online)))
+            self.window.set_phone_status("connected", Text("phone.connected_n", n=len(online)))
 
     def _file_received(self, event: CompanionEvent) -> None:
         name = str(event.data.get("name", ""))
         path = str(event.data.get("path", ""))
-        device = event.device_name or tr("phone.a_phone")
-        self.window.show_notice(tr("phone.received", name=name, device=device, path=path))
+        device: str | Text = event.device_name or Text("phone.a_phone")
+        self.window.show_notice(Text("phone.received", name=name, device=device, path=path))
         self.spawn(self.window.notifier.notify(tr("phone.received.title"), tr("phone.received.tray", name=name)))
 
     def send_to_phone(self, paths: list[Path]) -> None:
@@ -199,23 +198,23 @@ class AppServices:
         try:
             device = await self.target_device()
             if device is None:
-                self.window.show_notice(tr("phone.send.no_device"), "error")
+                self.window.show_notice(Text("phone.send.no_device"), "error")
                 return False
             transfer = await self.companion.send_files(paths, device_id=device.id)
-            self.window.show_notice(tr("phone.send.offered", names=names, device=device.name))
+            self.window.show_notice(Text("phone.send.offered", names=names, device=device.name))
             settled = await transfer.wait(SEND_TIMEOUT_S)
         except asyncio.CancelledError:
             raise
         except (OSError, LookupError, RuntimeError, ValueError) as exc:
-            self.window.show_notice(tr("phone.send.failed", names=names, reason=str(exc)), "error")
+            self.window.show_notice(Text("phone.send.failed", names=names, reason=str(exc)), "error")
             return False
         ok = (FileState.DELIVERED, FileState.SENT)  # SENT: streamed whole, the phone's browser cannot confirm
         problems = [f"{f.name}: {f.error or f.state.value}" for f in transfer.files.values() if f.state not in ok]
         if not settled or problems:
-            reason = "; ".join(problems) if settled else tr("phone.send.timeout")
-            self.window.show_notice(tr("phone.send.failed", names=names, reason=reason), "error")
+            reason: str | Text = "; ".join(problems) if settled else Text("phone.send.timeout")
+            self.window.show_notice(Text("phone.send.failed", names=names, reason=reason), "error")
             return False
-        self.window.show_notice(tr("phone.send.done", names=names, device=device.name))
+        self.window.show_notice(Text("phone.send.done", names=names, device=device.name))
         return True
 
     async def target_device(self) -> DeviceInfo | None:

@@ -1,10 +1,10 @@
-"""The composition root of the desktop app.
+"""The composition root of the desktop app: it builds the parts and connects them, and owns nothing else.
 
 settings -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
 bridge services) -> ``registry.inject(window.bridges)`` -> show. The agent runtime (which imports the
 openai SDK, the slowest import of the app) is loaded right after the window is on screen, in a worker
 thread, and attached to the window; a message typed before that simply waits for it. The long-lived
-services (reminders, MCP servers, the phone link: :class:`~weclaw_desktop.ui.integrations.AppServices`)
+services (reminders, MCP servers, the phone link: :class:`~weclaw_desktop.app.services.AppServices`)
 start next to it and stop when the app quits.
 
 Everything runs on one qasync loop (:class:`WeclawEventLoop`, with asyncio's async-generator hooks).
@@ -17,83 +17,26 @@ import asyncio
 import importlib
 import logging
 import os
-import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QApplication
-
+from weclaw_desktop.i18n import tr
 from weclaw_desktop.paths import AppPaths, app_paths
-from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
-from weclaw_desktop.toolkit.registry import ToolRegistry
-from weclaw_desktop.ui import theme
-from weclaw_desktop.ui.i18n import resolve_language, set_language, tr
+from weclaw_desktop.ui.boot import build_window, follow_system_theme, prepare_ui, qt_application
 from weclaw_desktop.ui.main_window import MainWindow
 from weclaw_desktop.ui.qtloop import MainThreadGC, WeclawEventLoop
 from weclaw_desktop.ui.single_instance import SingleInstance
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime
-    from weclaw_desktop.ui.integrations import AppServices
+    from weclaw_desktop.app.services import AppServices
 
 log = logging.getLogger("weclaw.app")
 
 #: Set by bench/ui.py: print the wall-clock time when the window is shown, then quit.
 EXIT_AFTER_SHOW_ENV = "WECLAW_EXIT_AFTER_SHOW"
-
-
-#: How long a worker thread (a tool's blocking work in asyncio.to_thread) may hold the GIL before the UI
-#: thread gets it back. Python's default (5 ms) lets a CPU-bound tool add up to 5 ms to every Qt
-#: callback; 1 ms keeps the window responsive at a small cost in thread switching.
-UI_SWITCH_INTERVAL_S = 0.001
-
-
-def qt_application(argv: Sequence[str] | None = None) -> QApplication:
-    sys.setswitchinterval(UI_SWITCH_INTERVAL_S)
-    app = QApplication.instance()
-    if not isinstance(app, QApplication):
-        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
-    app.setApplicationName("WeClaw")
-    app.setApplicationDisplayName("WeClaw")
-    app.setOrganizationName("WeClaw")
-    app.setDesktopFileName("weclaw-desktop")
-    return app
-
-
-def prepare_ui(app: QApplication, settings: Settings) -> None:
-    """Language and theme from the settings (both follow the system by default)."""
-    set_language(resolve_language(settings.ui.language))
-    theme.apply_theme(app, settings.ui.theme)
-
-
-def follow_system_theme(app: QApplication, window: MainWindow) -> None:
-    """With theme "system", switch between light and dark when the system does."""
-
-    def changed(*_args: object) -> None:
-        if window.settings.ui.theme == "system":
-            theme.apply_theme(app, "system")
-
-    hints = app.styleHints()
-    signal = getattr(hints, "colorSchemeChanged", None)
-    if signal is not None:
-        signal.connect(changed)
-
-
-def build_window(
-    settings: Settings,
-    *,
-    secrets: SecretStore | None = None,
-    tools_json: str | Path | None = None,
-    registry: ToolRegistry | None = None,
-) -> MainWindow:
-    """settings -> registry -> window -> inject the window's bridges. Does not show the window."""
-    registry = registry or ToolRegistry.from_path(tools_json, config_overrides=settings.tools.config)
-    window = MainWindow(settings, registry, secrets or SecretStore())
-    registry.inject(window.bridges)
-    return window
 
 
 def create_runtime(
@@ -138,7 +81,7 @@ async def load_services(
     runtime's). The services are appended to ``started`` before they start, so quitting mid-way stops them."""
     if after is not None:
         await asyncio.wait({after})  # one import at a time; the runtime's failure is reported by its own task
-    module = await asyncio.to_thread(importlib.import_module, "weclaw_desktop.ui.integrations")
+    module = await asyncio.to_thread(importlib.import_module, "weclaw_desktop.app.services")
     services: AppServices = module.AppServices(window, paths)
     started.append(services)
     await services.start()
