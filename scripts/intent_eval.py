@@ -2,6 +2,7 @@
 
     python scripts/intent_eval.py [--data FILE ...] [--no-similarity | --both] [--show-misses]
     python scripts/intent_eval.py --cmd "python -m weclaw_desktop" --data FILE   # through the CLI
+    python scripts/intent_eval.py --tool-search [--data FILE ...]   # what tool_search recovers
 
 Default data: the shared dev set and the project's own labelled sets under tests/intent/data/.
 
@@ -144,6 +145,41 @@ def evaluate(
     return out
 
 
+def tool_search_report(engine: IntentEngine, items: list[dict[str, Any]]) -> dict[str, float | int]:
+    """How often the model would need ``tool_search`` (a needed tool was not exposed), and whether
+    ``tool_search`` fed the user's own words finds it among its results; also tool_search alone over every
+    tool request (as if routing had exposed nothing), with and without the engine's opinion."""
+    from weclaw_desktop.intent.index import MIN_SCORE, ToolIndex
+    from weclaw_desktop.toolkit.registry import ToolRegistry
+
+    registry = ToolRegistry(engine.manifest)
+    index = ToolIndex(registry, engine)
+    limit = engine.manifest.exposure.search_results
+    router = in_process_router(engine)
+    needed = recovered = alone = alone_own = n = 0
+    for it in items:
+        if it["kind"] == "none":
+            continue
+        n += 1
+        exposed, _ = router(it)
+        found = {h.name for h in index.find(it["text"])}
+        sims = index.similarity(it["text"])
+        own = {t for t in sorted(sims, key=lambda t: -sims[t])[:limit] if sims[t] >= MIN_SCORE}
+        missing = [g for g in it["expect"] if not exposed & set(g)]
+        if missing:
+            needed += 1
+            recovered += all(found & set(g) for g in missing)
+        alone += all(found & set(g) for g in it["expect"])
+        alone_own += all(own & set(g) for g in it["expect"])
+    return {
+        "tool_requests": n,
+        "misses_needing_tool_search": needed,
+        "recovered_by_tool_search": recovered,
+        "tool_search_alone_recall": alone / n if n else 0.0,
+        "own_similarity_alone_recall": alone_own / n if n else 0.0,
+    }
+
+
 def timing(router: Router, items: list[dict[str, Any]], repeat: int = 20) -> float:
     start = time.perf_counter()
     for _ in range(repeat):
@@ -165,11 +201,17 @@ def main() -> None:
     ap.add_argument("--both", action="store_true", help="report with and without the similarity signal")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--cmd", help='route through "<cmd> intent --jsonl" instead of in process')
+    ap.add_argument("--tool-search", action="store_true", help="report what tool_search recovers of the misses")
     args = ap.parse_args()
     manifest = all_enabled(load_manifest(args.tools))
     weights = [None, 0.0] if args.both else [0.0 if args.no_similarity else None]
     for path in args.data:
         items = load(path)
+        if args.tool_search:
+            res = tool_search_report(IntentEngine(manifest), items)
+            print(f"{Path(path).name} ({len(items)} requests): tool_search")
+            print("  " + "  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in res.items()))
+            continue
         if args.cmd:
             print(f"{Path(path).name} ({len(items)} requests, through {args.cmd})")
             res = evaluate(manifest, cli_router(args.cmd, items), items, args.show_misses)

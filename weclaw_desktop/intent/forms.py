@@ -118,6 +118,7 @@ _SOCIAL_EN = frozenset(stem(w) for w in cues.SOCIAL_EN) | cues.SOCIAL_EN
 _LEAD = frozenset(stem(w) for w in cues.NEGATION_LEAD) | cues.NEGATION_LEAD
 _NOT_YESNO_ZH = frozenset("什怎这那多")
 _CONCRETE = frozenset({"‹path›", "‹url›", "‹email›"})
+_WHAT_ZH = frozenset({"是什么", "是啥"})
 _WHAT = frozenset({"what is a", "what is an", "what's a", "what's an"})
 
 
@@ -250,7 +251,11 @@ def _form(
         # "what's a 15% tip on $84": the figures make "what's a" a sum to work out
         sums = "‹math›" in clause and all(m.keyword.phrase in _WHAT for m in found[cues.KNOWLEDGE])
         sums = sums or ("‹math›" in clause and not found[cues.KNOWLEDGE])
-        if pointing or current or sums or cues.NEUTRAL in found or (verb_at is not None and verb_at < first):
+        # "显卡是什么型号", "系统是啥版本": an attribute of a thing on this computer, not a definition of it
+        attribute = cues.OBJECT in found and any(
+            m.keyword.phrase in _WHAT_ZH and 0 < end - m.end <= 3 for m in found[cues.KNOWLEDGE]
+        )
+        if pointing or current or sums or attribute or cues.NEUTRAL in found or (verb_at is not None and verb_at < first):
             return Form(REQUEST, start, end, pointing, "question about the user's things or the present")
         return Form(KNOWLEDGE, start, end, why="knowledge question")
     if cues.HOWTO in found:

@@ -5,8 +5,8 @@ not cover a need, in its own words ("set a reminder", "compress a folder") or th
 has **its own similarity**, independent of the routing keywords (whose gaps are the reason the tool was
 missing): BM25 over each tool's own text — name, display names, descriptions, action names, the
 descriptions of its actions when the tool is loaded or dynamic (MCP servers: every server tool's
-description), the keywords an MCP server was given, and the example requests of the intents that
-recommend it — with sub-word terms (single Chinese characters, the first letters of long English words)
+description), the keywords an MCP server was given, and the example requests, descriptions and keywords
+of the intents that recommend it — with sub-word terms (single Chinese characters, the first letters of long English words)
 so a typo or another form of a word still meets it.
 
 The routing score (the query through the intent engine, read as a need whatever its sentence form) is a
@@ -105,6 +105,7 @@ class ToolIndex:
             if tool in intent.recommended:
                 texts += intent.examples.all()
                 texts.append(intent.description)
+                texts += intent.action_phrases.all() + intent.topics.all()
         return [t.replace("*", " ") for t in texts if t]
 
     def find(self, query: str, limit: int | None = None) -> list[ToolHit]:

@@ -58,7 +58,7 @@ def terms(units: list[str]) -> dict[str, float]:
 
 def subword_terms(units: list[str]) -> dict[str, float]:
     """Finer terms for ``tool_search``: those of :func:`terms`, plus single Chinese characters (half
-    weight) and, for English words of five letters or more, their first four letters (half weight), so a
+    weight) and, for English words of five letters or more, their first four and five letters (half weight), so a
     typo or another form of a word still meets the tool's text ("remnid" ~ "remind", "compression" ~
     "compress")."""
     out = terms(units)
@@ -69,8 +69,8 @@ def subword_terms(units: list[str]) -> dict[str, float]:
             if u not in stop_cjk:
                 out[u] = get(u, 0.0) + 0.5
         elif len(u) >= 5 and u[0] not in "‹#" and u not in stop_en:
-            key = "~" + u[:4]
-            out[key] = get(key, 0.0) + 0.5
+            for key in ("~" + u[:4], "~" + u[:5]) if len(u) >= 6 else ("~" + u[:4],):
+                out[key] = get(key, 0.0) + 0.5
     return out
 
 
