@@ -163,21 +163,24 @@ class IntentEngine:
                 ev.topic = 1 - (1 - ev.topic) * (1 - weight)
         w = self.similarity_weight
         best: dict[str, tuple[float, int, float, float, float, list[str]]] = {}
+        no_evidence = _Evidence()
         for k, f in enumerate(clause_forms):
             wt = f.weights
             ev_k = evidence[k]
             sims: dict[str, float] = {}
-            if w > 0 and wt.similarity > 0 and f.end > f.start:
+            # similarity alone cannot route in a damped clause (0.5 x 0.3 < the medium threshold): skip it there
+            if w > 0 and wt.similarity > 0 and wt.total == 1.0 and f.end > f.start:
                 sims = self._index.scores(prepared.units[f.start : f.end])
-            for name in ev_k.keys() | {d for d, sim in sims.items() if w * sim >= SIMILARITY_FLOOR}:
-                ev = ev_k.get(name)
-                action, topic = (ev.action, ev.topic) if ev else (0.0, 0.0)
+            ws = wt.similarity * w
+            items = list(ev_k.items())
+            items += [(d, no_evidence) for d, sim in sims.items() if d not in ev_k and w * sim >= SIMILARITY_FLOOR]
+            for name, ev in items:
                 sim = sims.get(name, 0.0)
-                keyword = 1 - (1 - wt.action * action) * (1 - wt.topic * topic)
-                score = (1 - (1 - keyword) * (1 - wt.similarity * w * sim)) * wt.total
+                keyword = 1 - (1 - wt.action * ev.action) * (1 - wt.topic * ev.topic)
+                score = (1 - (1 - keyword) * (1 - ws * sim)) * wt.total
                 old = best.get(name)
                 if old is None or score > old[0]:
-                    best[name] = (score, k, action, topic, sim, ev.matched if ev else [])
+                    best[name] = (score, k, ev.action, ev.topic, sim, ev.matched)
         ranked = [
             IntentScore(
                 name,

@@ -190,11 +190,11 @@ def _form(
             return Form(SOCIAL, start, end, why="thanks or greeting")
     if _definition(clause):  # "what is docker", "what are cookies"
         found = {**found, cues.KNOWLEDGE: found.get(cues.KNOWLEDGE, [])}
+    own_actions = [m for m in actions if start <= m.start < end]
     if not found:  # the common case: no cue at all
         if _yes_no(clause):
             return Form(YES_NO, start, end, why="yes/no question")
-        return Form(REQUEST, start, end) if any(start <= m.start < end for m in actions) else None
-    own_actions = [m for m in actions if start <= m.start < end]
+        return Form(REQUEST, start, end) if own_actions else None
     if own_actions:
         # a cue inside an action phrase belongs to the phrase: "don't forget" is a reminder, "不用记" a
         # memory, "what does ‹code› say" a command to run
@@ -209,13 +209,10 @@ def _form(
         told = [m for m in found[cues.COMPOSE] if m.start == start or clause[m.start - start - 1] not in cues.SUBJECTS]
         found = {**found, cues.COMPOSE: told} if told else {k: v for k, v in found.items() if k != cues.COMPOSE}
 
-    def free(kind: str) -> list[Match]:
-        return found.get(kind, [])
-
-    for m in free(cues.NEGATION):
+    for m in found.get(cues.NEGATION, ()):
         if all(u in _LEAD for u in clause[: m.start - start]):
             return Form(NEGATED, start, end, why="negation")
-    if free(cues.DEFERRAL):
+    if cues.DEFERRAL in found:
         return Form(NEGATED, start, end, why="deferral")
     concrete = not _CONCRETE.isdisjoint(clause)
     pointing = (

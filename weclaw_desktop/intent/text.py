@@ -224,15 +224,15 @@ def prepare(text: str) -> Prepared:
         s, n = _QUOTED.subn(" ‹quote› ", s)
         p.has_quote = p.has_quote or n > 0
     # markers go right after what they mark, so they stay in its clause
-    if (digits or "π" in s or "√" in s or "折" in s) and _MATH.search(s) is not None:
-        p.has_math = True
-        s = _MATH.sub(lambda m: m.group(0) + " ‹math› ", s, count=1)
-    if digits and _DATE.search(s) is not None:
-        p.has_date = True
-        s = _DATE.sub(lambda m: m.group(0) + " ‹date› ", s, count=1)
-    if (digits or "点" in s or "noon" in s or "midnight" in s) and _CLOCK.search(s) is not None:
-        p.has_clock = True
-        s = _CLOCK.sub(lambda m: m.group(0) + " ‹clock› ", s, count=1)
+    if digits or "π" in s or "√" in s or "折" in s:
+        s, n = _MATH.subn(r"\g<0> ‹math› ", s, count=1)
+        p.has_math = n > 0
+    if digits:
+        s, n = _DATE.subn(r"\g<0> ‹date› ", s, count=1)
+        p.has_date = n > 0
+    if digits or "点" in s or "noon" in s or "midnight" in s:
+        s, n = _CLOCK.subn(r"\g<0> ‹clock› ", s, count=1)
+        p.has_clock = n > 0
     p.text = s
     p.units, p.clauses = clauses_of(s)
     return p
@@ -269,25 +269,28 @@ def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     cuts: list[int] = []  # unit positions where a clause starts
     abbreviations = ABBREVIATIONS
     prev_cjk = ""
+    append = units.append
+    join_second, join_zh, join_en = _JOIN_ZH_SECOND, JOIN_ZH, JOIN_EN
     for punct, tok in _TOKEN.findall(text):
         if punct:
             cuts.append(len(units))
             prev_cjk = ""
-            continue
-        c = tok[0]
-        if "a" <= c <= "z":
-            if tok in JOIN_EN:
-                cuts.append(len(units))
-            units.append(stem(abbreviations.get(tok, tok)))
-            prev_cjk = ""
-        elif "0" <= c <= "9":
-            units.append("#")
-            prev_cjk = ""
-        else:
-            if tok in _JOIN_ZH_SECOND and prev_cjk + tok in JOIN_ZH:
+        elif tok >= "\u3400" and len(tok) == 1:  # a Chinese character (markers start with ‹, below it)
+            if tok in join_second and prev_cjk + tok in join_zh:
                 cuts.append(len(units) - 1)
-            units.append(tok)
+            append(tok)
             prev_cjk = tok
+        else:
+            c = tok[0]
+            if "a" <= c <= "z":
+                if tok in join_en:
+                    cuts.append(len(units))
+                append(stem(abbreviations.get(tok, tok)))
+            elif "0" <= c <= "9":
+                append("#")
+            else:
+                append(tok)
+            prev_cjk = ""
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in (*cuts, len(units)):
