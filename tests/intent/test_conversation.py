@@ -93,3 +93,13 @@ def test_labelled_history_builds_the_same_context() -> None:
     c = Conversation.from_labels([{"user": "a", "assistant": "b", "tools": ["web"]}, {"user": "c"}])
     assert [t.user for t in c.turns] == ["a", "c"]
     assert c.recent_tools() == [["web"]]
+
+
+def test_a_yes_to_an_offer_routes_the_offer_and_a_no_routes_nothing(engine: IntentEngine) -> None:
+    """The assistant ended with "Want me to zip ~/logs and send it to your phone?": "yes please" needs the
+    tools of that offer; "no thanks" needs none; a new request is routed as itself."""
+    offer = Turn("my logs folder is huge", "It's 2 GB. Want me to zip ~/logs and send it to your phone?")
+    assert set(route(engine, "yes please", offer)) >= {"archive", "remote_file_share"}
+    assert set(route(engine, "好的", Turn("整理好了", "要不要我发到你手机上？"))) == {"remote_file_share"}
+    assert route(engine, "no thanks", offer) == []
+    assert route(engine, "take a screenshot", offer) == ["screen"]

@@ -12,6 +12,9 @@ The engine gets a :class:`Conversation` (the earlier turns, oldest first) beside
   tools of the turn it refers to: the one that shares most words with it (three or more tool turns back
   too), else the newest.
 
+- **offers**: when the assistant ended by offering to do something ("Want me to zip ~/logs?", "要不要我发到你
+  手机上？"), a plain yes ("yes please", "好的") is routed as that offer.
+
 Thanks and other social turns get nothing, not even the previous turn's tools (see :mod:`forms`).
 """
 
@@ -24,7 +27,7 @@ from typing import Any
 
 from weclaw_desktop.intent import cues
 from weclaw_desktop.intent.similarity import terms
-from weclaw_desktop.intent.text import EXTENSION_MARKERS, Prepared, units_of, normalise
+from weclaw_desktop.intent.text import EXTENSION_MARKERS, Prepared, normalise, stem, units_of
 
 LOOKBACK = 6  # earlier tool-using turns a follow-up can refer to
 _COPULA = frozenset({"s", "is", "was", "wa"})
@@ -96,6 +99,20 @@ class Conversation:
             self._referent = produced(self.last) if self.last is not None else []
         return self._referent
 
+    def offer(self) -> str:
+        """The request the assistant offered at the end of its last answer ("Want me to zip ~/logs?" ->
+        "zip ~/logs"), or "" when it offered nothing."""
+        last = self.last
+        if last is None or not last.assistant:
+            return ""
+        tail = normalise(last.assistant[-300:])
+        best = ""
+        for phrase in cues.OFFERS:
+            i = tail.rfind(phrase)
+            if i >= 0 and len(tail) - i > len(best):
+                best = tail[i + len(phrase) :]
+        return best.strip(" ?？。.!！")
+
     def referred_turn(self, prepared: Prepared) -> tuple[Turn | None, int]:
         """The earlier tool turn this request refers to, and how many words (bigrams, stems) they share:
         the turn sharing most, else the newest (sharing 0)."""
@@ -109,6 +126,16 @@ class Conversation:
             if shared > best_n:
                 best, best_n = t, shared
         return best, best_n
+
+
+_CONFIRM = cues.CONFIRM | {stem(w) for w in cues.CONFIRM}
+_REFUSE = cues.REFUSE | {stem(w) for w in cues.REFUSE}
+
+
+def confirms(prepared: Prepared) -> bool:
+    """Only words of consent ("yes please", "好的，弄吧", "go ahead"), and no refusal."""
+    units = prepared.units
+    return bool(units) and all(u in _CONFIRM for u in units) and not any(u in _REFUSE for u in units)
 
 
 def produced(turn: Turn) -> list[str]:

@@ -176,6 +176,17 @@ NEGATION_LEAD = frozenset(
 BARE_VERBS_ZH = ("跑", "运行", "执行", "试", "发", "传", "打开", "存", "保存", "删", "复制", "装", "用")
 # Words that stand for something said before ("run it", "把那个发给我").
 ANAPHORA = frozenset("it that this them these those its 它 它们 这个 那个 这些 那些 这段 那段 这份 那份".split())
+# A confirmation answers an offer the assistant made ("Want me to zip it?" -> "yes please"); a refusal does not.
+CONFIRM = frozenset(
+    "yes yeah yep yup sure ok okay please go ahead do it that go for it sounds good 好 好的 可以 行 是 的 对 要 需要 嗯 麻烦 了 请 吧 去 做 弄 "
+    "啊 呀".split()
+)
+REFUSE = frozenset("no nope nah not don't dont 不 不用 不要 算了 别".split())
+# The end of an answer that offers to do something: the request it offers ("Shall I zip ~/logs for you?").
+OFFERS = (
+    "want me to", "shall i", "should i", "do you want me to", "would you like me to", "i can", "i could",
+    "let me know if you want me to", "要不要我", "需要我", "我可以帮你", "要我", "是否需要我", "我来帮你",
+)
 # English auxiliaries that open a yes/no question ("is my phone connected", "does it rain"); stemmed.
 YES_NO_EN = frozenset(
     "is are was were do doe did can could will would should has have hav am may might shall isn aren doesn".split()

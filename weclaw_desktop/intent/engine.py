@@ -208,6 +208,15 @@ class IntentEngine:
         """Route ``text``; only tools in ``enabled`` (default: enabled in tools.json) are returned.
         ``context``: the earlier turns of the conversation, for follow-ups."""
         allowed = self.enabled if enabled is None else enabled
+        if context is not None:
+            offer = context.offer()
+            if offer and conversation.confirms(prepare(text)):
+                # "yes please" to "Want me to zip ~/logs?": the offer is the request
+                route = self.route(offer, enabled)
+                for tool in route.tools:
+                    route.reasons[tool] = f"{FOLLOW_UP}: yes to the offer '{offer[:60]}' ({route.reasons[tool]})"
+                route.carried = list(route.tools)
+                return route
         ranked, analysis, prepared = self._score(text, context)
         high, medium = self.settings.high_threshold, self.settings.medium_threshold
         chosen = [s for s in ranked if s.score >= medium]

@@ -115,11 +115,11 @@ _HAS_QUOTE = re.compile("[\"'“「『‘《]")
 _UNIT = re.compile(r"‹[a-z_]+›|[a-z]+|[0-9]+(?:\.[0-9]+)?|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Clause boundaries: sentence punctuation, a comma not between digits ("4, 8, 15"), and the words that
 # join two requests ("zip it and then mail it", "查一下天气，顺便提醒我带伞"); a joining word stays, at the
-# start of the next clause. One regex finds punctuation (group 1) and units (group 2) together.
+# start of the next clause. One regex finds units and punctuation together.
 _TOKEN = re.compile(
-    r"([。！？!?；;\n]+|(?<!\d),|,(?!\s*\d)|，)|(‹[a-z_]+›|[a-z]+|[0-9]+(?:\.[0-9]+)?|"
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])"
-)
+    r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff])|([a-z]+|‹[a-z_]+›|[0-9]+(?:\.[0-9]+)?)"
+    r"|([。！？!?；;\n]+|(?<!\d),|,(?!\s*\d)|，)"
+)  # Chinese character | word, marker or number | clause punctuation
 JOIN_EN = frozenset({"and", "then", "also", "but", "plus"})
 JOIN_ZH = frozenset({"然后", "顺便", "并且", "另外", "接着", "同时", "还有", "并把", "并将", "再把"})
 _JOIN_ZH_SECOND = frozenset(w[1] for w in JOIN_ZH)
@@ -271,26 +271,26 @@ def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     prev_cjk = ""
     append = units.append
     join_second, join_zh, join_en = _JOIN_ZH_SECOND, JOIN_ZH, JOIN_EN
-    for punct, tok in _TOKEN.findall(text):
+    for cjk, tok, punct in _TOKEN.findall(text):
+        if cjk:
+            if cjk in join_second and prev_cjk + cjk in join_zh:
+                cuts.append(len(units) - 1)
+            append(cjk)
+            prev_cjk = cjk
+            continue
+        prev_cjk = ""
         if punct:
             cuts.append(len(units))
-            prev_cjk = ""
-        elif tok >= "\u3400" and len(tok) == 1:  # a Chinese character (markers start with ‹, below it)
-            if tok in join_second and prev_cjk + tok in join_zh:
-                cuts.append(len(units) - 1)
-            append(tok)
-            prev_cjk = tok
+            continue
+        c = tok[0]
+        if "a" <= c <= "z":
+            if tok in join_en:
+                cuts.append(len(units))
+            append(stem(abbreviations.get(tok, tok)))
+        elif "0" <= c <= "9":
+            append("#")
         else:
-            c = tok[0]
-            if "a" <= c <= "z":
-                if tok in join_en:
-                    cuts.append(len(units))
-                append(stem(abbreviations.get(tok, tok)))
-            elif "0" <= c <= "9":
-                append("#")
-            else:
-                append(tok)
-            prev_cjk = ""
+            append(tok)
     spans: list[tuple[int, int]] = []
     start = 0
     for cut in (*cuts, len(units)):
