@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from weclaw_desktop.mcp import McpManager, ServerState  # noqa: E402
 from weclaw_desktop.settings import McpServerSettings  # noqa: E402
-from weclaw_desktop.toolkit import AutoApprove, Dispatcher, ToolCall, ToolContext, ToolRegistry  # noqa: E402
+from weclaw_desktop.toolkit import NO_ROUND, AutoApprove, Dispatcher, ToolCall, ToolContext, ToolRegistry  # noqa: E402
 from weclaw_desktop.toolkit.manifest import Manifest  # noqa: E402
 
 
@@ -41,15 +41,20 @@ async def main(calls: int) -> None:
         assert tool is not None
         await tool.connection.wait_for(ServerState.CONNECTED, ServerState.DOWN, within=60)
         connect_s = time.perf_counter() - t0
-        dispatcher = Dispatcher(registry, gate=AutoApprove())
+        dispatcher = Dispatcher(registry)
+        gate = AutoApprove()
+        ctx = ToolContext(outputs_dir=Path(tmp) / "out", data_dir=Path(tmp), db=None)
         latencies = []
         for i in range(calls):
             t = time.perf_counter()
-            result = await dispatcher.dispatch(
-                ToolCall(id=str(i), name="mcp_bench_add", arguments='{"a": 1, "b": 2}'), ToolContext()
+            outcome = await dispatcher.dispatch(
+                ToolCall(id=str(i), name="mcp_bench_add", arguments='{"a": 1, "b": 2}'),
+                ctx,
+                gate=gate,
+                offered=NO_ROUND,  # a direct call: the bench measures the pipeline, not a model round
             )
             latencies.append((time.perf_counter() - t) * 1000)
-            assert result.succeeded, result.output
+            assert outcome.succeeded, outcome.result.output
         t = time.perf_counter()
         await manager.stop_all()
         stop_s = time.perf_counter() - t

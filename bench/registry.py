@@ -1,8 +1,10 @@
-"""Registry build and planning time for 20 and 200 synthetic tools (5 actions each).
+"""Registry build, planning and exposure time for 20 and 200 synthetic tools (5 actions each).
 
     python bench/registry.py [--repeat 2000]
 
-Prints median and p99 per size. Target: planning one request under 1 ms at 200 tools.
+Prints median and p99 per size. Target: planning one request under 1 ms at 200 tools. "expose" is the
+whole exposure computation of a round without schemas (visible -> every visible tool -> the 128-function
+cap: what the tool panel, tool_search and ``weclaw tools`` compute).
 Synthetic tools mix the availability signals real tools use (bridges, config, secrets, modules, platform).
 """
 
@@ -17,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from weclaw_desktop.toolkit import AvailabilityContext, Policy, ToolRegistry, plan
+from weclaw_desktop.toolkit import AvailabilityContext, ExposurePlanner, Policy, ToolRegistry, plan
 from weclaw_desktop.toolkit.manifest import Manifest
 
 REQUIRES: list[dict[str, Any] | None] = [
@@ -64,7 +66,10 @@ def main() -> None:
     args = ap.parse_args()
     policy = Policy(deny=["tool1?"], disabled=["tool3"])
     ctx = AvailabilityContext(bridges={"clipboard"}, has_secret=lambda n: n == "pw", environ={})
-    print(f"{'tools':>6} {'build median':>14} {'build p99':>10} {'plan median':>12} {'plan p99':>9}  visible")
+    print(
+        f"{'tools':>6} {'build median':>14} {'build p99':>10} {'plan median':>12} {'plan p99':>9} "
+        f"{'expose median':>14} {'expose p99':>11}  visible"
+    )
     for n in (20, 200):
         manifest = synthetic(n)
         b_med, b_p99 = measure(lambda m=manifest: ToolRegistry(m), max(args.repeat // 10, 50))
@@ -72,7 +77,12 @@ def main() -> None:
         plan(registry, policy, ctx)  # warm the module-lookup cache, as a running app has
         p_med, p_p99 = measure(lambda r=registry: plan(r, policy, ctx), args.repeat)
         visible = len(plan(registry, policy, ctx).visible)
-        print(f"{n:>6} {b_med:>11.0f} us {b_p99:>7.0f} us {p_med:>9.0f} us {p_p99:>6.0f} us  {visible}/{n}")
+        exposure = ExposurePlanner(registry, policy=lambda: policy, availability=lambda: ctx)
+        e_med, e_p99 = measure(exposure.compute, args.repeat)
+        print(
+            f"{n:>6} {b_med:>11.0f} us {b_p99:>7.0f} us {p_med:>9.0f} us {p_p99:>6.0f} us "
+            f"{e_med:>11.0f} us {e_p99:>8.0f} us  {visible}/{n}"
+        )
     print("target: plan p99 < 1000 us at 200 tools")
 
 

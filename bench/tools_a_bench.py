@@ -48,7 +48,7 @@ async def main() -> None:
         out.mkdir()
         os.environ["HOME"] = str(home)
         os.environ["WECLAW_HOME"] = str(Path(tmp) / "weclaw")
-        ctx = ToolContext(outputs_dir=out, allowed_roots=[home])
+        ctx = ToolContext(outputs_dir=out, data_dir=Path(tmp) / "weclaw", db=None, allowed_roots=[home])
         ft, sh, py, ar = FileTool(), ShellTool(), PythonRunnerTool(), ArchiveTool()
 
         line = "这是一个用于测试的中文行，包含一些标点符号和数字 12345。\n"

@@ -54,7 +54,18 @@ def cli(tmp_path: Path, fake_openai: FakeOpenAI):
     tools = write_manifest(tmp_path / "tools.json")
 
     def args(*extra: str) -> list[str]:
-        return chat_cmd(*extra, "--base-url", fake_openai.base_url, "--model", "fake-model", "--tools", str(tools))
+        # --exposure all: the test manifest has no intents; these tests are about the CLI, not routing
+        return chat_cmd(
+            *extra,
+            "--base-url",
+            fake_openai.base_url,
+            "--model",
+            "fake-model",
+            "--tools",
+            str(tools),
+            "--exposure",
+            "all",
+        )
 
     return home, args
 
@@ -66,7 +77,7 @@ def chat(tmp_path: Path, fake_openai: FakeOpenAI, weclaw_home: Path, monkeypatch
 
     async def run(*extra: str, endpoint: bool = True) -> tuple[int, str, str]:
         monkeypatch.setenv("WECLAW_API_KEY", TEST_KEY)
-        argv = ["chat", *extra, "--tools", str(tools)]
+        argv = ["chat", *extra, "--tools", str(tools), "--exposure", "all"]  # no intents in the test manifest
         if endpoint:
             argv += ["--base-url", fake_openai.base_url, "--model", "fake-model"]
         return await run_inproc(argv, capsys)
@@ -256,3 +267,54 @@ async def test_interactive_prompt(fake_openai: FakeOpenAI, chat, monkeypatch: py
     assert err.count("[session ") == 2 and "you> " in err
     assert [m["content"] for m in fake_openai.messages()[1:]] == ["second"]  # /new started a fresh conversation
     assert len(fake_openai.requests) == 2
+
+
+async def test_json_events_carry_outcomes_as_plain_strings(fake_openai: FakeOpenAI, chat) -> None:
+    """--json lines hold the typed outcome (status, error kind, who decided, risk) as plain strings."""
+    fake_openai.push(
+        tool_reply(call("echo_say", {"text": "hi"}, id="ok"), call("echo_shout", {"text": "x"}, id="no")),
+        text_reply("done"),
+    )
+    code, out, _ = await chat("go", "--json", "--new", "--deny-risky")
+    assert code == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    finished = {e["call_id"]: e for e in events if e["event"] == "tool_call_finished"}
+    assert {k: finished["ok"][k] for k in ("status", "error_kind", "decided_by", "risk")} == {
+        "status": "success",
+        "error_kind": None,
+        "decided_by": "policy",
+        "risk": "low",
+    }
+    assert {k: finished["no"][k] for k in ("status", "error_kind", "decided_by", "risk")} == {
+        "status": "denied",
+        "error_kind": "denied",
+        "decided_by": "policy",
+        "risk": "high",
+    }
+    (denied,) = [e for e in events if e["event"] == "tool_call_denied"]
+    assert (denied["decided_by"], denied["error_kind"]) == ("policy", "denied")
+
+
+async def test_tools_and_doctor_use_the_users_tool_policy(
+    weclaw_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``weclaw tools`` and ``weclaw doctor`` answer from the exposure computation the app uses, so a tool
+    the user switched off is listed as hidden, with why."""
+    from weclaw_desktop.settings import Settings
+
+    code, out, _ = await run_inproc(["tools", "--json", "--no-mcp"], capsys)
+    before = {r["name"]: r for r in json.loads(out)}
+    assert code == 0 and before["calculator"]["available"]
+    code, out, _ = await run_inproc(["doctor", "--no-qt", "--json"], capsys)
+    tools_before = next(c for c in json.loads(out) if c["name"] == "tools")["detail"]
+
+    settings = Settings()
+    settings.tools.policy = settings.tools.policy.with_switch("calculator", False)
+    settings.save()
+    code, out, _ = await run_inproc(["tools", "--json", "--no-mcp"], capsys)
+    row = {r["name"]: r for r in json.loads(out)}["calculator"]
+    assert not row["available"] and [d["code"] for d in row["diagnostics"]] == ["disabled-by-user"]
+    code, out, _ = await run_inproc(["doctor", "--no-qt", "--json"], capsys)
+    tools_after = next(c for c in json.loads(out) if c["name"] == "tools")["detail"]
+    n_before, n_after = int(tools_before.split()[0]), int(tools_after.split()[0])
+    assert n_after == n_before - 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from agent_support import TEST_KEY, make_settings, of, run_turn
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
+from toolrun import direct
 
 from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget, cap_text
 from weclaw_desktop.agent.history import INTERRUPTED_RESULT, StoredMessage, build_model_messages
@@ -16,6 +17,7 @@ from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.runtime import AgentRuntime
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.base import Origin, ToolResult, ToolStatus
+from weclaw_desktop.toolkit.outcome import ErrorKind
 
 
 async def test_sessions_api_and_resume_in_a_new_runtime(fake_openai: FakeOpenAI, make_runtime, tools_json) -> None:
@@ -255,22 +257,23 @@ async def test_settings_dialog_helpers(fake_openai: FakeOpenAI, tools_json, memo
 async def test_chat_history_bad_input(
     fake_openai: FakeOpenAI, make_runtime, tmp_path: Path, function: str, arguments: str, expected: str
 ) -> None:
-    from weclaw_desktop.toolkit.base import ToolContext
     from weclaw_desktop.toolkit.dispatcher import ToolCall
 
     rt = await make_runtime(tools_json=_history_manifest(tmp_path))
-    result = await rt.dispatcher.dispatch(ToolCall("c", function, arguments), ToolContext())
+    out = await direct(rt.dispatcher, ToolCall("c", function, arguments))
+    result = out.result
+    assert out.error is ErrorKind.INVALID_ARGUMENTS
     assert result.status is ToolStatus.ERROR and expected in result.output and "Fix the arguments" in result.output
 
 
 async def test_chat_history_without_the_bridge_is_hidden_with_a_reason(make_runtime, tmp_path: Path) -> None:
-    from weclaw_desktop.toolkit.base import ToolContext
     from weclaw_desktop.toolkit.dispatcher import ToolCall
-    from weclaw_desktop.toolkit.planner import plan
 
     rt = await make_runtime(tools_json=_history_manifest(tmp_path))
     rt.registry.inject({"history": None})
-    hidden = plan(rt.registry, rt.dispatcher.policy).hidden["chat_history"]
+    hidden = rt.dispatcher.exposure.compute().hidden["chat_history"]
     assert [d.code.value for d in hidden] == ["bridge-missing"]
-    result = await rt.dispatcher.dispatch(ToolCall("c", "chat_history_list_sessions", "{}"), ToolContext())
+    out = await direct(rt.dispatcher, ToolCall("c", "chat_history_list_sessions", "{}"))
+    result = out.result
     assert result.status is ToolStatus.ERROR and "not available right now" in result.output
+    assert out.error is ErrorKind.UNAVAILABLE

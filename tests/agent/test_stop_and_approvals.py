@@ -11,7 +11,7 @@ from agent_support import make_settings, of, run_turn
 from fakeopenai import FakeOpenAI, call, hang_reply, text_reply, tool_reply
 from polling import until
 
-from weclaw_desktop.intent.api import RoundExposure
+from weclaw_desktop.intent.api import RoundExposure, TurnRequest
 from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult, AutoDeny
 from weclaw_desktop.toolkit.base import ToolResult
 
@@ -153,8 +153,8 @@ class RecordingExposer:
         self.noted: list[tuple[str, str, str]] = []
         self.started: list[tuple[str, list[list[str]]]] = []
 
-    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> RecordingExposer:
-        self.started.append((text, [list(r) for r in recent_tools]))
+    def start_turn(self, turn: TurnRequest) -> RecordingExposer:
+        self.started.append((turn.text, [list(r) for r in turn.recent_tools]))
         return self
 
     def for_round(self, visible: Sequence[str]) -> RoundExposure:
@@ -184,6 +184,7 @@ async def test_exposure_is_recomputed_every_round(fake_openai: FakeOpenAI, make_
     rounds = of(events, "round_started")
     assert [r.tier for r in rounds] == ["recommended", "expanded"] and rounds[0].intents == ["talk"]
     assert rounds[0].hidden == {"bridged": ["bridge-missing"]}
+    assert rounds[1].dropped == {"not_a_tool": "expanded, but not available now"}  # wanted, not offered, why
     # the next turn gets the tools used in earlier turns
     fake_openai.push(text_reply("ok"))
     exposer.noted.clear()
@@ -239,8 +240,8 @@ async def test_hooks_on_the_runtime_apply_to_every_call(fake_openai: FakeOpenAI,
     assert out == {"x": ("denied", "That text may not be echoed."), "y": ("success", "hi! (checked)")}
     assert seen == ["echo_say", "echo_say"]
     assert [(e.call_id, e.decided_by) for e in of(events, "tool_call_denied")] == [("x", "hook")]
-    audit = {a.call_id: a.decided_by for a in await rt.audit.records(session_id=sid)}
-    assert audit["x"] == "hook:guard"
+    audit = {a.call_id: (a.decided_by, a.hook) for a in await rt.audit.records(session_id=sid)}
+    assert audit["x"] == ("hook", "guard")
 
 
 async def test_turn_in_a_deleted_session_reports_clearly(fake_openai: FakeOpenAI, make_runtime) -> None:

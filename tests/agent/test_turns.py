@@ -7,6 +7,8 @@ import json
 from agent_support import kinds, make_settings, of, run_turn
 from fakeopenai import FakeOpenAI, call, drop_reply, error_reply, text_reply, tool_reply
 
+from weclaw_desktop.toolkit.outcome import DecidedBy, ErrorKind
+
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 
@@ -227,7 +229,14 @@ async def test_loop_guard_stops_the_third_identical_call(fake_openai: FakeOpenAI
     assert len(of(events, "tool_call_started")) == 2  # the third was not run
     third = next(c for c in await rt.tool_calls(sid) if c.call_id == "third")
     assert third.status == "cancelled" and "Not run" in third.output
-    assert len(await rt.audit.records(session_id=sid)) == 2
+    fin = of(events, "tool_call_finished")[-1]
+    assert (fin.error_kind, fin.decided_by) == (ErrorKind.LOOP_GUARD, DecidedBy.LOOP_GUARD)
+    audit = await rt.audit.records(session_id=sid)  # the refused third call has its row, marked as such
+    assert [(a.status, a.error_kind) for a in audit] == [
+        ("success", None),
+        ("success", None),
+        ("cancelled", ErrorKind.LOOP_GUARD),
+    ]
 
 
 async def test_large_result_is_capped_keeping_head_and_tail(fake_openai: FakeOpenAI, make_runtime) -> None:
@@ -275,7 +284,10 @@ async def test_circuit_breaker_hides_a_failing_tool(fake_openai: FakeOpenAI, mak
     assert not any(n.startswith("faulty_") for n in fake_openai.tool_names(3))
     last = of(events, "tool_call_finished")[-1]
     assert last.status == "error" and "switched off for the rest of this turn" in last.output
-    assert len(await rt.audit.records(session_id=sid)) == 3  # the 4th was not dispatched
+    assert (last.error_kind, last.decided_by) == (ErrorKind.CIRCUIT_OPEN, DecidedBy.CIRCUIT)
+    audit = await rt.audit.records(session_id=sid)
+    assert len(audit) == 4 and audit[-1].error_kind is ErrorKind.CIRCUIT_OPEN  # the 4th was refused, not run
+    assert len(of(events, "tool_call_started")) == 3
     assert done.text == "giving up"
     # a new turn starts with the tool available again
     fake_openai.push(text_reply("fresh"))

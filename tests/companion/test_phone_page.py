@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 from browser import Browser, PhoneTab, chromium_available
 from companion_helpers import Rig, make_file, sha, wait_for
+from toolrun import Direct
 
 from weclaw_desktop.companion import EventKind, FileState
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.base import ToolContext, ToolStatus
-from weclaw_desktop.toolkit.dispatcher import Dispatcher, ToolCall
+from weclaw_desktop.toolkit.dispatcher import ToolCall
 from weclaw_desktop.toolkit.manifest import load_manifest
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -47,9 +48,9 @@ async def test_pair_then_receive_a_file_the_agent_sends(rig: Rig, browser: Brows
     src = make_file(tmp_path / "docs", "report.pdf", 5_000_000)  # two 4 MB chunks
     reg = ToolRegistry(load_manifest(tools_json_path()))
     reg.inject({"companion": rig.service})
-    ctx = ToolContext(outputs_dir=tmp_path / "out", data_dir=tmp_path, allowed_roots=[tmp_path])
+    ctx = ToolContext(outputs_dir=tmp_path / "out", data_dir=tmp_path, db=None, allowed_roots=[tmp_path])
     call = ToolCall("c1", "remote_file_share_send_file", json.dumps({"path": str(src)}))
-    task = asyncio.ensure_future(Dispatcher(reg).dispatch(call, ctx))
+    task = asyncio.ensure_future(Direct(reg).dispatch(call, ctx))
     await browser.run(tab.page.wait_for_selector, "#incoming li[data-file='report.pdf'] button")
     await browser.run(tab.page.click, "#incoming li[data-file='report.pdf'] button")
     saved = await browser.run(tab.save_download, "report.pdf", tmp_path / "phone-report.pdf")

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from companion_helpers import Phone, Rig, make_file, sha, wait_for
 from polling import until
+from toolrun import Direct
 
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.base import ToolContext, ToolStatus
-from weclaw_desktop.toolkit.dispatcher import Dispatcher, ToolCall
+from weclaw_desktop.toolkit.dispatcher import ToolCall
 from weclaw_desktop.toolkit.manifest import load_manifest
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.tools.remote_file_share import LINK_OFF, PAIR_HINT
@@ -33,13 +34,14 @@ def ctx(tmp_path: Path, progress: list[tuple[float | None, str]] | None = None) 
     return ToolContext(
         outputs_dir=tmp_path / "outputs",
         data_dir=tmp_path,
+        db=None,
         allowed_roots=[tmp_path],
         progress_callback=(lambda f, m: progress.append((f, m))) if progress is not None else (lambda f, m: None),
     )
 
 
 async def call(reg: ToolRegistry, tmp_path: Path, fn: str, args: dict[str, Any], **kw: Any) -> Any:
-    return await Dispatcher(reg).dispatch(ToolCall("c1", fn, json.dumps(args)), ctx(tmp_path, **kw))
+    return await Direct(reg).dispatch(ToolCall("c1", fn, json.dumps(args)), ctx(tmp_path, **kw))
 
 
 async def phone_takes_everything(phone: Phone) -> list[str]:

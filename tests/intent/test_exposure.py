@@ -1,4 +1,7 @@
-"""Progressive exposure across the rounds of a turn: tool_search, widening, stickiness, depends_on, caps."""
+"""Progressive exposure across the rounds of a turn: tool_search, widening, stickiness, depends_on, caps.
+
+The routing (which tools, in which order, why) is the exposer's; the 128-function cap is the one exposure
+computation's (``toolkit/exposure.py``), so the cap tests run the exposers through it."""
 
 from __future__ import annotations
 
@@ -6,11 +9,13 @@ from typing import Any
 
 from routing_helpers import make, small_manifest, tool
 
-from weclaw_desktop.intent.api import RoundExposure
+from weclaw_desktop.intent.api import TurnRequest
 from weclaw_desktop.intent.exposure import AllExposer, ProgressiveExposer
 from weclaw_desktop.intent.factory import make_exposer
 from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
+from weclaw_desktop.toolkit.exposure import Exposure, ExposurePlanner
 from weclaw_desktop.toolkit.manifest import Manifest
+from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 EVERY = ["tool_search", "files", "shell", "phone", "mail", "zipper"]
@@ -20,6 +25,11 @@ def exposer(data: dict[str, Any] | None = None) -> ProgressiveExposer:
     return ProgressiveExposer(ToolRegistry(make(data or small_manifest())))
 
 
+def offered(registry: ToolRegistry, turn: Any) -> Exposure:
+    """The round the loop would send: the turn's routing through the one exposure computation."""
+    return ExposurePlanner(registry, policy=Policy).compute(turn)
+
+
 def test_first_round_exposes_always_on_and_routed_tools_with_reasons() -> None:
     turn = exposer().start_turn("zip the reports")
     r = turn.for_round(EVERY)
@@ -27,7 +37,9 @@ def test_first_round_exposes_always_on_and_routed_tools_with_reasons() -> None:
     assert r.tier == "recommended"
     assert r.intents == ["archive"]
     assert r.reasons == {"tool_search": "always on", "zipper": "intent archive (0.85, recommended)"}
-    assert r.functions == 3  # tool_search_find, zipper_zip, zipper_unzip
+    sent = offered(turn.registry, turn)
+    assert sent.functions == ("tool_search_find", "zipper_zip", "zipper_unzip")
+    assert sent.tools == ("tool_search", "zipper") and sent.reasons == r.reasons
 
 
 def test_small_talk_exposes_only_the_always_on_tool() -> None:
@@ -74,10 +86,11 @@ def test_denial_and_timeout_widen_too_but_success_and_cancel_do_not() -> None:
 def test_tools_of_the_last_turns_stay_exposed_for_follow_ups() -> None:
     ex = exposer()
     for text in ("再发一次", "send it again"):
-        r = ex.start_turn(text, recent_tools=[["phone"], ["mail"], ["zipper"]]).for_round(EVERY)
+        r = ex.start_turn(TurnRequest.of(text, [["phone"], ["mail"], ["zipper"]])).for_round(EVERY)
         # sticky_turns = 2: the two newest turns; phone brings its depends_on (files)
         assert r.tools == ["tool_search", "phone", "files", "mail"]
         assert r.reasons["phone"] == "used in a recent turn"
+        assert r.needed_by == {"files": "phone"}
         assert "zipper" not in r.tools
 
 
@@ -118,22 +131,37 @@ def synthetic(n: int, actions: int = 5) -> Manifest:
 
 def test_never_more_than_128_functions_with_200_synthetic_tools() -> None:
     registry = ToolRegistry(synthetic(200))
-    visible = registry.tool_names()
     found = ToolResult.ok("", data={"tools": registry.tool_names()[1:]})
     for ex in (ProgressiveExposer(registry), AllExposer(registry)):
         turn = ex.start_turn("everything")
         turn.note_result("tool_search", "find", found)
-        r: RoundExposure = turn.for_round(visible)
-        assert r.functions == 126  # 1 + 25 tools x 5; one more tool would make 131
-        assert sum(len(registry.functions_of(t)) for t in r.tools) == r.functions
+        r = ExposurePlanner(registry, policy=Policy).compute(turn)
+        assert len(r.functions) == 126  # 1 + 25 tools x 5; one more tool would make 131
+        assert sum(len(registry.functions_of(t)) for t in r.tools) == len(r.functions)
         assert r.tools[0] == "tool_search"
         assert len(r.tools) == 26
         assert r.dropped["t199"].endswith("over the 128-function limit")
 
 
+def test_a_dependency_is_left_out_with_the_tool_that_needs_it() -> None:
+    """phone depends on files: when phone does not fit in the cap, files does not come along for it."""
+    data = small_manifest()
+    data["exposure"]["max_functions"] = 2  # tool_search_find + phone_send fit; files would make 4
+    registry = ToolRegistry(make(data))
+    r = ExposurePlanner(registry, policy=Policy).compute(ProgressiveExposer(registry).start_turn("send it to my phone"))
+    assert r.tools == ("tool_search", "phone")
+    assert r.dropped["files"] == "needed by phone, but over the 2-function limit"
+    data["exposure"]["max_functions"] = 1
+    registry = ToolRegistry(make(data))
+    r = ExposurePlanner(registry, policy=Policy).compute(ProgressiveExposer(registry).start_turn("send it to my phone"))
+    assert r.tools == ("tool_search",)
+    assert r.dropped["phone"].endswith("over the 1-function limit")
+    assert r.dropped["files"] == "needed by phone, but phone is not offered"
+
+
 def test_the_per_request_tool_limit_holds_for_routing_widening_and_stickiness() -> None:
     data = small_manifest(max_tools_per_request=2)
-    r = exposer(data).start_turn("zip it", recent_tools=[["mail", "phone", "shell"]]).for_round(EVERY)
+    r = exposer(data).start_turn(TurnRequest.of("zip it", [["mail", "phone", "shell"]])).for_round(EVERY)
     assert r.tools == ["tool_search", "zipper", "mail"]
     assert r.dropped["phone"] == "used in a recent turn, but over the 2-tool limit"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from toolrun import tool_context
 
 from weclaw_desktop.intent.exposure import ProgressiveExposer
 from weclaw_desktop.intent.factory import make_tool_index
@@ -87,7 +88,7 @@ async def test_tool_search_result_is_exposed_in_the_next_round(real_registry: To
     visible = real_registry.tool_names()
     assert turn.for_round(visible).tools == ["tool_search"]
 
-    result = await tool.execute("find", FindParams(query="把文件夹打包成 zip"), ToolContext())
+    result = await tool.execute("find", FindParams(query="把文件夹打包成 zip"), tool_context())
     assert result.succeeded
     assert result.data["tools"][0] == "archive"
     assert "archive_zip" in result.output  # the model learns the function names
@@ -99,7 +100,7 @@ async def test_tool_search_result_is_exposed_in_the_next_round(real_registry: To
 
 async def test_tool_search_with_nothing_found_says_what_to_do(real_registry: ToolRegistry) -> None:
     real_registry.inject({"tool_index": make_tool_index(real_registry)})
-    result = await real_registry.get("tool_search").execute("find", FindParams(query="qwxzv plorkt"), ToolContext())
+    result = await real_registry.get("tool_search").execute("find", FindParams(query="qwxzv plorkt"), tool_context())
     assert result.succeeded
     assert result.data == {"tools": []}
     assert "Answer from your own knowledge" in result.output
@@ -108,7 +109,7 @@ async def test_tool_search_with_nothing_found_says_what_to_do(real_registry: Too
 async def test_tool_search_without_its_bridge_fails_clearly(real_registry: ToolRegistry) -> None:
     tool = real_registry.get("tool_search")
     with pytest.raises(BridgeMissingError, match="tool_index service is not connected"):
-        await tool.execute("find", FindParams(query="zip"), ToolContext())
+        await tool.execute("find", FindParams(query="zip"), tool_context())
 
 
 def test_query_must_not_be_empty() -> None:

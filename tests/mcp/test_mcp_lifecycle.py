@@ -11,16 +11,15 @@ from pathlib import Path
 
 import pytest
 from polling import reached
+from toolrun import Direct, tool_context
 
 from weclaw_desktop.mcp import Backoff, McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit import (
     AutoApprove,
     Code,
-    Dispatcher,
     Policy,
     ToolCall,
-    ToolContext,
     ToolRegistry,
     ToolStatus,
 )
@@ -37,8 +36,8 @@ async def start(manager: McpManager, settings: McpServerSettings, state: ServerS
     assert await tool.connection.wait_for(state, within=20), tool.connection.status_text()
 
 
-async def server_pid(dispatcher: Dispatcher, server: str = "test") -> int:
-    result = await dispatcher.dispatch(call(f"mcp_{server}_pid"), ToolContext())
+async def server_pid(dispatcher: Direct, server: str = "test") -> int:
+    result = await dispatcher.dispatch(call(f"mcp_{server}_pid"), tool_context())
     assert result.succeeded, result.output
     return int(result.data["result"])
 
@@ -65,8 +64,8 @@ async def test_crash_hides_the_tool_then_it_reconnects_with_backoff_and_works(
     await start(manager, stdio_settings())
     conn = manager.tool("test").connection  # type: ignore[union-attr]
     conn.backoff = Backoff(initial=1.5)  # long enough to look at it while it is down, even on a busy machine
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
-    result = await dispatcher.dispatch(call("mcp_test_crash"), ToolContext())
+    dispatcher = Direct(registry, gate=AutoApprove())
+    result = await dispatcher.dispatch(call("mcp_test_crash"), tool_context())
     assert result.status is ToolStatus.ERROR
     assert result.output.startswith("MCP server 'test' closed the connection during the call (it may have crashed).")
 
@@ -78,14 +77,14 @@ async def test_crash_hides_the_tool_then_it_reconnects_with_backoff_and_works(
 
     # A call while it is down is a prompt tool error, not a hang.
     t0 = time.perf_counter()
-    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=2), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=2), tool_context())
     assert time.perf_counter() - t0 < 0.5
     assert result.status is ToolStatus.ERROR
     assert result.output.startswith("mcp_test_add is not available right now: [server-unavailable] MCP server 'test'")
 
     assert await conn.wait_for(ServerState.CONNECTED, within=20), conn.status_text()
     assert make_plan(registry, Policy()).is_visible("mcp_test")
-    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=2), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=2), tool_context())
     assert result.data == {"result": 3}
 
 
@@ -125,9 +124,9 @@ async def test_a_hanging_tool_times_out_and_the_server_stays_usable(
     manager: McpManager, registry: ToolRegistry, http_settings: Callable[..., McpServerSettings]
 ) -> None:
     await start(manager, http_settings(timeout_s=0.5))
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
+    dispatcher = Direct(registry, gate=AutoApprove())
     t0 = time.perf_counter()
-    result = await dispatcher.dispatch(call("mcp_web_hang", seconds=5), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_web_hang", seconds=5), tool_context())
     assert time.perf_counter() - t0 < 3
     assert result.status is ToolStatus.TIMEOUT
     assert result.output == (
@@ -136,7 +135,7 @@ async def test_a_hanging_tool_times_out_and_the_server_stays_usable(
     )
     await asyncio.sleep(0.3)  # the health check after a timeout finds the server alive
     assert manager.tool("web").connection.state is ServerState.CONNECTED  # type: ignore[union-attr]
-    result = await dispatcher.dispatch(call("mcp_web_add", a=4, b=4), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_web_add", a=4, b=4), tool_context())
     assert result.data == {"result": 8}
 
 
@@ -148,17 +147,17 @@ async def test_stop_and_cancellation_leave_no_server_process(
     manager.start(stdio_settings("test"))
     manager.start(stdio_settings("other"))
     await manager.wait_settled(20)
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
+    dispatcher = Direct(registry, gate=AutoApprove())
     pid = await server_pid(dispatcher, "test")
     other_pid = await server_pid(dispatcher, "other")
 
     # A call cancelled half-way (the user pressed stop) does not break the connection.
-    task = asyncio.ensure_future(dispatcher.dispatch(call("mcp_test_hang", seconds=30), ToolContext()))
+    task = asyncio.ensure_future(dispatcher.dispatch(call("mcp_test_hang", seconds=30), tool_context()))
     await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=1), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_add", a=1, b=1), tool_context())
     assert result.data == {"result": 2}
 
     await manager.stop("test")

@@ -7,13 +7,14 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from toolrun import Direct, tool_context
 
 from weclaw_desktop.mcp import McpConnection, McpTool, action_name, tool_name
 from weclaw_desktop.mcp.names import assign_names
 from weclaw_desktop.mcp.schema import SchemaProblem, params_model, sanitize
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
-from weclaw_desktop.toolkit import Dispatcher, ToolCall, ToolContext, ToolRegistry, ToolStatus
+from weclaw_desktop.toolkit import ToolCall, ToolRegistry, ToolStatus
 
 
 def test_action_names_are_sanitised() -> None:
@@ -141,7 +142,7 @@ async def test_a_server_tool_with_a_broken_schema_is_skipped_and_a_down_server_i
     assert registry.functions_of("mcp_srv") == ["mcp_srv_good"]
     assert tool.problems[0].startswith("tool 'bad' of MCP server 'srv' is skipped: its input schema is not valid")
     # Never started: hidden with a diagnostic, and a call is refused at once.
-    result = await Dispatcher(registry).dispatch(ToolCall(id="1", name="mcp_srv_good", arguments="{}"), ToolContext())
+    result = await Direct(registry).dispatch(ToolCall(id="1", name="mcp_srv_good", arguments="{}"), tool_context())
     assert result.status is ToolStatus.ERROR
     assert result.output.startswith(
         "mcp_srv_good is not available right now: [server-unavailable] MCP server 'srv' is stopped"

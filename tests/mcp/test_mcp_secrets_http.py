@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from toolrun import Direct, tool_context
 
 from weclaw_desktop.mcp import McpManager, ServerState, secret_key
 from weclaw_desktop.paths import app_paths
@@ -17,11 +18,9 @@ from weclaw_desktop.settings import McpServerSettings, Settings
 from weclaw_desktop.toolkit import (
     AutoApprove,
     Code,
-    Dispatcher,
     MemoryAudit,
     Policy,
     ToolCall,
-    ToolContext,
     ToolRegistry,
     ToolStatus,
     plan,
@@ -57,11 +56,11 @@ async def test_env_secret_reaches_the_server_but_no_log_audit_or_error(
     assert await settle(manager, "sec") is ServerState.CONNECTED
 
     audit = MemoryAudit()
-    dispatcher = Dispatcher(registry, gate=AutoApprove(), audit=audit)
-    ok = await dispatcher.dispatch(call("mcp_sec_env_digest", name="TEST_TOKEN"), ToolContext())
+    dispatcher = Direct(registry, gate=AutoApprove(), audit=audit)
+    ok = await dispatcher.dispatch(call("mcp_sec_env_digest", name="TEST_TOKEN"), tool_context())
     assert ok.data == {"result": hashlib.sha256(TOKEN.encode()).hexdigest()}  # the server got the value
 
-    leaky = await dispatcher.dispatch(call("mcp_sec_fail_with_env", name="TEST_TOKEN"), ToolContext())
+    leaky = await dispatcher.dispatch(call("mcp_sec_fail_with_env", name="TEST_TOKEN"), tool_context())
     assert leaky.status is ToolStatus.ERROR
     assert "the token *** was refused" in leaky.output
     assert TOKEN not in leaky.output and TOKEN not in (leaky.error or "")
@@ -106,18 +105,18 @@ async def test_http_server_with_a_header_secret(
     assert await settle(manager, "web") is ServerState.CONNECTED, manager.status("web").message
     assert "mcp_web_place_order" in registry.functions_of("mcp_web")
 
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
-    result = await dispatcher.dispatch(call("mcp_web_add", a=20, b=22), ToolContext())
+    dispatcher = Direct(registry, gate=AutoApprove())
+    result = await dispatcher.dispatch(call("mcp_web_add", a=20, b=22), tool_context())
     assert result.data == {"result": 42}
-    result = await dispatcher.dispatch(call("mcp_web_add", a=1), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_web_add", a=1), tool_context())
     assert result.output == "Invalid arguments for mcp_web_add:\n- b: Field required\nFix the arguments and call again."
 
-    result = await dispatcher.dispatch(call("mcp_web_pixel"), ToolContext(outputs_dir=app_paths().outputs))
+    result = await dispatcher.dispatch(call("mcp_web_pixel"), tool_context(outputs_dir=app_paths().outputs))
     assert result.succeeded and len(result.files) == 1
     assert result.files[0].endswith(".png") and result.output == f"[image image/png saved to {result.files[0]}]"
     # Progress notifications reach the call's progress callback (the tool panel's progress bar).
     seen: list[tuple[float | None, str]] = []
-    ctx = ToolContext(progress_callback=lambda fraction, message: seen.append((fraction, message)))
+    ctx = tool_context(progress_callback=lambda fraction, message: seen.append((fraction, message)))
     result = await dispatcher.dispatch(call("mcp_web_count", to=2), ctx)
     assert result.output == "counted to 2"
     assert seen == [(0.5, "step 1"), (1.0, "step 2")]

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 
 from polling import reached
+from toolrun import Direct, tool_context
 
 from weclaw_desktop.mcp import McpManager, ServerState
 from weclaw_desktop.settings import McpServerSettings
@@ -14,13 +15,11 @@ from weclaw_desktop.toolkit import (
     ApprovalRequest,
     ApprovalResult,
     AutoApprove,
-    Dispatcher,
     MemoryAudit,
     Origin,
     Policy,
     Risk,
     ToolCall,
-    ToolContext,
     ToolRegistry,
     ToolStatus,
     plan,
@@ -80,10 +79,10 @@ async def test_tools_are_listed_and_exposed_as_functions(
     changes: list[int] = []
     registry.add_listener(lambda: changes.append(1))
     assert "mcp_test_grown" not in fns
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
-    assert (await dispatcher.dispatch(call("mcp_test_grow"), ToolContext())).output == "grew"
+    dispatcher = Direct(registry, gate=AutoApprove())
+    assert (await dispatcher.dispatch(call("mcp_test_grow"), tool_context())).output == "grew"
     await reached(lambda: "mcp_test_grown" in registry.functions_of("mcp_test"), within=5, interval=0.05)
-    assert (await dispatcher.dispatch(call("mcp_test_grown"), ToolContext())).output == "grown ok"
+    assert (await dispatcher.dispatch(call("mcp_test_grown"), tool_context())).output == "grown ok"
     assert changes
 
 
@@ -94,9 +93,9 @@ async def test_calls_with_valid_and_invalid_arguments(
     server_calls: Callable[[], list[str]],
 ) -> None:
     await connected(manager, stdio_settings())
-    dispatcher = Dispatcher(registry, gate=AutoApprove())
+    dispatcher = Direct(registry, gate=AutoApprove())
     # Invalid: refused with every problem named, and the server is never called.
-    result = await dispatcher.dispatch(call("mcp_test_add", a="two", c=1), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_add", a="two", c=1), tool_context())
     assert result.status is ToolStatus.ERROR
     assert result.output == (
         "Invalid arguments for mcp_test_add:\n"
@@ -106,21 +105,21 @@ async def test_calls_with_valid_and_invalid_arguments(
         "Fix the arguments and call again."
     )
     bad_order = {"customer": "Li", "items": [{"sku": "A1", "qty": 0}]}
-    result = await dispatcher.dispatch(call("mcp_test_place_order", order=bad_order), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_place_order", order=bad_order), tool_context())
     assert result.status is ToolStatus.ERROR
     assert "- order.items.0.qty: 0 is less than the minimum of 1" in result.output
     assert server_calls() == []
 
     # Valid: text and structured content come back as output and data.
-    result = await dispatcher.dispatch(call("mcp_test_add", a=2, b=3), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_add", a=2, b=3), tool_context())
     assert result.status is ToolStatus.SUCCESS, result.output
     assert result.data == {"result": 5}
     assert result.for_model() == 'data: {"result": 5}'
     order = {"customer": "Li", "items": [{"sku": "A1", "qty": 2}, {"sku": "B2", "qty": 3}]}
-    result = await dispatcher.dispatch(call("mcp_test_place_order", order=order), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_place_order", order=order), tool_context())
     assert result.status is ToolStatus.SUCCESS, result.output
     assert result.data == {"customer": "Li", "units": 5, "note": ""}
-    result = await dispatcher.dispatch(call("mcp_test_weird_name"), ToolContext())
+    result = await dispatcher.dispatch(call("mcp_test_weird_name"), tool_context())
     assert result.output == "weird ok"  # the server got its own name back, not the sanitised one
     assert server_calls() == ["add", "place_order", "weird"]
 
@@ -144,15 +143,15 @@ async def test_untrusted_server_asks_and_a_denial_means_no_call(
     await connected(manager, http_settings())
     gate = RecordingGate(ApprovalDecision.DENY)
     audit = MemoryAudit()
-    dispatcher = Dispatcher(registry, gate=gate, audit=audit)
-    result = await dispatcher.dispatch(call("mcp_web_add", a=1, b=1), ToolContext(origin=Origin.GUI))
+    dispatcher = Direct(registry, gate=gate, audit=audit)
+    result = await dispatcher.dispatch(call("mcp_web_add", a=1, b=1), tool_context(origin=Origin.GUI))
     assert result.status is ToolStatus.DENIED
     assert [(r.function, r.risk) for r in gate.requests] == [("mcp_web_add", Risk.HIGH)]
     assert http_calls() == []
     assert [(r.function, r.status, r.approval) for r in audit.records] == [("mcp_web_add", "denied", "deny")]
 
     gate.decision = ApprovalDecision.ALLOW_ONCE
-    result = await dispatcher.dispatch(call("mcp_web_add", a=1, b=1), ToolContext(origin=Origin.GUI))
+    result = await dispatcher.dispatch(call("mcp_web_add", a=1, b=1), tool_context(origin=Origin.GUI))
     assert result.status is ToolStatus.SUCCESS
     assert len(gate.requests) == 2 and http_calls() == ["add"]
 
@@ -165,13 +164,13 @@ async def test_trusted_server_runs_without_a_prompt(
 ) -> None:
     await connected(manager, http_settings(trusted=True))
     gate = RecordingGate(ApprovalDecision.DENY)
-    dispatcher = Dispatcher(registry, gate=gate)
-    result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), ToolContext(origin=Origin.GUI))
+    dispatcher = Direct(registry, gate=gate)
+    result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), tool_context(origin=Origin.GUI))
     assert result.status is ToolStatus.SUCCESS, result.output
     assert gate.requests == []
     assert registry.risk_of("mcp_web", "add") is Risk.LOW  # read-only annotation
     assert registry.risk_of("mcp_web", "env_digest") is Risk.MEDIUM
     # From the phone, medium risk still asks.
-    result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), ToolContext(origin=Origin.COMPANION))
+    result = await dispatcher.dispatch(call("mcp_web_env_digest", name="PATH"), tool_context(origin=Origin.COMPANION))
     assert result.status is ToolStatus.DENIED and len(gate.requests) == 1
     assert http_calls() == ["env_digest"]

@@ -20,7 +20,7 @@ def outputs(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ctx(home: Path, outputs: Path, tmp_path: Path) -> ToolContext:
-    return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", allowed_roots=[home])
+    return ToolContext(outputs_dir=outputs, data_dir=tmp_path / "data", db=None, allowed_roots=[home])
 
 
 @pytest.fixture

@@ -29,11 +29,13 @@ def files_root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def ctx(files_root: Path, weclaw_home: Path) -> Iterator[ToolContext]:
+    """The context the runtime would build: this test's folders and its one shared weclaw.db."""
     paths = app_paths().ensure()
     context = ToolContext(
         origin=Origin.GUI,
         data_dir=paths.data,
         outputs_dir=paths.outputs,
+        db=shared_database(paths.database),
         allowed_roots=[files_root],
     )
     yield context
@@ -43,7 +45,8 @@ def ctx(files_root: Path, weclaw_home: Path) -> Iterator[ToolContext]:
 @pytest.fixture
 def db(ctx: ToolContext) -> Database:
     """The same Database object the tools use for this test's weclaw.db."""
-    return shared_database(app_paths().database)
+    assert ctx.db is not None
+    return ctx.db
 
 
 @pytest.fixture

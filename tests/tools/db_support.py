@@ -7,7 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.toolkit import AutoApprove, AvailabilityContext, Dispatcher, ToolCall, ToolContext, ToolRegistry
+from weclaw_desktop.toolkit import (
+    NO_ROUND,
+    AutoApprove,
+    AvailabilityContext,
+    Dispatcher,
+    ToolCall,
+    ToolContext,
+    ToolRegistry,
+)
 from weclaw_desktop.toolkit.base import ToolResult
 
 
@@ -39,10 +47,10 @@ class Caller:
         self.registry = ToolRegistry.from_path(config_overrides=config or {})
         self.dispatcher = Dispatcher(
             self.registry,
-            gate=AutoApprove(),
             availability=lambda: AvailabilityContext(has_secret=self.secrets.has),
         )
 
     async def __call__(self, function: str, **arguments: Any) -> ToolResult:
         call = ToolCall(id="c1", name=function, arguments=json.dumps(arguments, ensure_ascii=False))
-        return await self.dispatcher.dispatch(call, self.ctx)
+        # a direct call (not a model round), answered yes by an automatic gate
+        return (await self.dispatcher.dispatch(call, self.ctx, gate=AutoApprove(), offered=NO_ROUND)).result

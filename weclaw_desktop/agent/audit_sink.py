@@ -2,10 +2,15 @@
 
 Audit rows hold no arguments or outputs, only who/what/when/how it ended and a redacted error summary,
 and they outlive the session they belong to (deleting a conversation keeps its audit trail).
+
+Columns hold stable strings: each enum's value (``ToolStatus``, ``ApprovalDecision``, ``DecidedBy``,
+``ErrorKind``, ``Risk``, ``Origin``), and '' where the record has none. Migration 2 added ``error_kind``,
+``risk`` and ``hook``, and split the old ``decided_by='hook:NAME'`` rows into ``'hook'`` + ``hook=NAME``.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
@@ -13,6 +18,7 @@ from weclaw_desktop.toolkit.audit import AuditRecord
 
 COMPONENT = "audit"
 _FIELDS = list(AuditRecord.model_fields)
+_OPTIONAL = ("approval", "decided_by", "error_kind", "risk")  # None is stored as ''
 
 register_migrations(
     COMPONENT,
@@ -41,9 +47,24 @@ register_migrations(
             CREATE INDEX audit_session ON audit(session_id, started_at);
             CREATE INDEX audit_run ON audit(run_id);
             """,
-        )
+        ),
+        Migration(
+            2,
+            """
+            ALTER TABLE audit ADD COLUMN error_kind TEXT NOT NULL DEFAULT '';
+            ALTER TABLE audit ADD COLUMN risk TEXT NOT NULL DEFAULT '';
+            ALTER TABLE audit ADD COLUMN hook TEXT NOT NULL DEFAULT '';
+            UPDATE audit SET hook = substr(decided_by, 6), decided_by = 'hook' WHERE decided_by LIKE 'hook:%';
+            """,
+        ),
     ],
 )
+
+
+def _column(value: Any) -> Any:
+    if value is None:
+        return ""
+    return value.value if isinstance(value, Enum) else value
 
 
 class SqliteAudit:
@@ -54,11 +75,10 @@ class SqliteAudit:
         db.ensure(COMPONENT)
 
     async def record(self, rec: AuditRecord) -> None:
-        values = rec.model_dump()
         await self.db.run(
             self.db.execute,
             f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
-            tuple(values[f] for f in _FIELDS),
+            tuple(_column(getattr(rec, f)) for f in _FIELDS),
         )
 
     async def records(self, *, session_id: str | None = None, run_id: str | None = None) -> list[AuditRecord]:
@@ -73,4 +93,11 @@ class SqliteAudit:
         if conds:
             sql += " WHERE " + " AND ".join(conds)
         rows: list[Any] = await self.db.run(self.db.query, sql + " ORDER BY id", tuple(params))
-        return [AuditRecord.model_validate({f: r[f] for f in _FIELDS}) for r in rows]
+        return [_record(r) for r in rows]
+
+
+def _record(row: Any) -> AuditRecord:
+    values = {f: row[f] for f in _FIELDS}
+    for name in _OPTIONAL:
+        values[name] = values[name] or None
+    return AuditRecord.model_validate(values)

@@ -1,8 +1,10 @@
 """Typed events a turn emits. The CLI prints them, the GUI renders them; the loop knows neither.
 
 Every event carries the ``run_id`` of its turn and the ``session_id``. Tool-call events carry the
-``call_id`` the model gave the call, so a front end can keep one card per call. ``to_json`` gives the
-``weclaw chat --json`` line of an event.
+``call_id`` the model gave the call, so a front end can keep one card per call. Status, risk, who
+decided and the error kind are the enums of ``toolkit/outcome.py`` (str enums: they compare equal to
+their values). ``to_json`` gives the ``weclaw chat --json`` line of an event, where every enum is its
+plain string value.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+from weclaw_desktop.toolkit.base import Risk, ToolStatus
+from weclaw_desktop.toolkit.outcome import DecidedBy, ErrorKind
 
 DoneReason = Literal["completed", "max_rounds", "loop_guard", "cancelled", "error", "budget"]
 
@@ -43,6 +48,7 @@ class RoundStarted(Event):
     hidden: dict[str, list[str]] = field(default_factory=dict)  # tool -> diagnostic codes
     tier: str = ""  # recommended | expanded | clarify | all
     intents: list[str] = field(default_factory=list)
+    dropped: dict[str, str] = field(default_factory=dict)  # tool routing wanted -> why it is not offered
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,21 +77,24 @@ class ToolCallRequested(Event):
 class ToolCallAwaitingApproval(Event):
     call_id: str
     function: str
-    risk: str
+    risk: Risk
     arguments: dict[str, Any]
 
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallApproved(Event):
     call_id: str
-    decided_by: str
+    decided_by: DecidedBy
 
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallDenied(Event):
+    """A call refused before it ran: by the user, the policy, a rule, a hook or the round boundary."""
+
     call_id: str
-    decided_by: str
+    decided_by: DecidedBy
     reason: str = ""
+    error_kind: ErrorKind = ErrorKind.DENIED
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,12 +119,15 @@ class ToolCallFinished(Event):
     function: str
     tool: str
     action: str
-    status: str  # success | error | timeout | denied | cancelled
+    status: ToolStatus  # success | error | timeout | denied | cancelled
     output: str  # what the model sees (already capped)
     duration_ms: float
     files: list[str] = field(default_factory=list)
     error: str = ""
     truncated: bool = False
+    error_kind: ErrorKind | None = None  # None when it succeeded
+    decided_by: DecidedBy | None = None  # None when no decision was needed before it failed
+    risk: Risk | None = None  # None for an unknown function
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,13 +2,16 @@
 
 One turn answers one user message. Each round:
 
-1. the planner says which tools may be offered (availability, policy) and the circuit breaker removes
-   tools that failed too often; the turn's exposure picks the tools to send (recomputed every round);
-   at most ``max_functions`` functions are sent, and the round is logged by name and count;
+1. the one exposure computation (``Dispatcher.exposure``, ``toolkit/exposure.py``) says what is offered:
+   the planner's visible tools minus the tools the circuit breaker switched off for this turn, routed by
+   the turn's exposure (recomputed every round), capped at ``exposure.max_functions``; the round is
+   logged by name and count;
 2. the provider streams the completion (text deltas are emitted as they arrive);
 3. the assistant message is stored (durable before anything else happens);
-4. the tool calls run concurrently through the :class:`Dispatcher` (validation, approval, hooks,
-   timeouts, per-tool concurrency and audit live there), each result is capped, stored and emitted;
+4. the tool calls run concurrently through the :class:`Dispatcher` (the round boundary, validation,
+   approval, hooks, timeouts, per-tool concurrency and audit live there) with the round's
+   :class:`Exposure` as the boundary and the turn's approval gate; each :class:`CallOutcome` is capped,
+   stored and emitted. The loop guard's refusals are outcomes of the same type (``Dispatcher.refuse``);
 5. with no tool calls the answer is final; after ``max_rounds`` the turn stops with a message.
 
 The loop emits typed events (``agent/events.py``) to a callback and knows nothing about the CLI or GUI.
@@ -23,8 +26,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from weclaw_desktop.agent import events as ev
@@ -32,12 +34,13 @@ from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget
 from weclaw_desktop.agent.history import HistoryStore
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
-from weclaw_desktop.intent.api import Exposer, RoundExposure, TurnExposure
+from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
 from weclaw_desktop.toolkit.approval import ApprovalGate
-from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolResult, ToolStatus
-from weclaw_desktop.toolkit.diagnostics import Code
+from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolEnv, ToolResult, ToolStatus
+from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
-from weclaw_desktop.toolkit.planner import plan
+from weclaw_desktop.toolkit.exposure import Exposure
+from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind
 from weclaw_desktop.toolkit.redact import redact
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -53,26 +56,12 @@ class LoopOptions:
     turn_result_budget: int = 100_000  # characters of tool results per turn
     loop_guard_repeats: int = 3  # the same function with the same arguments this often stops the turn
     circuit_failures: int = 3  # failures in a row that switch a tool off for the rest of the turn
-    max_functions: int = 128  # functions per request (OpenAI's limit)
     max_context_chars: int = 200_000  # history sent to the model, newest first
     language: str = "system"  # ui language setting: system | en | zh
 
 
-@dataclass
-class ToolEnv:
-    """Where tools work: copied into every ToolContext."""
-
-    outputs_dir: Path
-    data_dir: Path
-    allowed_roots: list[Path] = field(default_factory=list)
-
-
-@dataclass
-class _Round:
-    number: int
-    tools: list[str]
-    functions: list[dict[str, Any]]
-    names: list[str]
+#: Refusals that say nothing about the tool itself, so routing does not widen after them.
+_NOT_NOTED = frozenset({ErrorKind.NOT_OFFERED, ErrorKind.CIRCUIT_OPEN, ErrorKind.LOOP_GUARD})
 
 
 class AgentLoop:
@@ -107,8 +96,10 @@ class AgentLoop:
         emit: Emit,
         run_id: str | None = None,
         origin: Origin = Origin.GUI,
-        gate: ApprovalGate | None = None,
+        gate: ApprovalGate | None,
     ) -> ev.TurnDone:
+        """One turn. ``gate`` asks the user about calls that need approval (None: no one can be asked,
+        so those calls are denied)."""
         turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate)
         return await turn.run()
 
@@ -211,17 +202,17 @@ class _Turn:
         lang = user_language(self.opts.language, self.text)
         history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
         recent = await loop.history.recent_tools(self.session_id)
-        exposure = loop.exposer.start_turn(self.text, recent)
+        exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent))
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
 
         while self.round_no < self.opts.max_rounds:
             self.round_no += 1
-            rnd = self._plan_round(exposure)
+            rnd = self._expose(exposure)
             self.partial = []
             t0 = time.perf_counter()
             try:
-                completion = await loop.provider.stream(self.messages, rnd.functions, on_text=self._on_text)
+                completion = await loop.provider.stream(self.messages, list(rnd.schemas), on_text=self._on_text)
             except ProviderError as exc:
                 return await self._provider_failed(exc)
             log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
@@ -266,61 +257,49 @@ class _Turn:
         self.emit(ev.TextDelta, text=piece)
 
     # --- exposure -----------------------------------------------------------------------------------
-    def _plan_round(self, exposure: TurnExposure) -> _Round:
+    def _expose(self, exposure: TurnExposure) -> Exposure:
+        """The round's offer: the one exposure computation, with this turn's circuit breaker and routing."""
         registry = self.loop.registry
-        dispatcher = self.loop.dispatcher
-        planned = plan(registry, dispatcher.policy, dispatcher.availability())
-        hidden: dict[str, list[str]] = {t: [d.code.value for d in ds] for t, ds in planned.hidden.items()}
-        visible = [t for t in planned.visible if t not in self.breaker.open]
-        for tool in self.breaker.open:
-            hidden[tool] = [Code.CIRCUIT_OPEN.value]
-        chosen: RoundExposure = exposure.for_round(visible)
-        allowed = set(visible)
-        tools = [t for t in dict.fromkeys(chosen.tools) if t in allowed]
-        functions: list[dict[str, Any]] = []
-        sent_tools: list[str] = []
-        over: list[str] = []
-        for tool in tools:
-            try:
-                defs = registry.function_defs([tool], exclude=planned.hidden_functions)
-            except Exception as exc:  # a broken tool module must not break the turn
-                log.error("cannot describe tool %s: %s", tool, exc)
-                hidden[tool] = [Code.LOAD_FAILED.value]
-                continue
-            if len(functions) + len(defs) > self.opts.max_functions:
-                over.append(tool)
-                continue
-            functions.extend(defs)
-            sent_tools.append(tool)
-        names = [f["function"]["name"] for f in functions]
+        blocked = {tool: self._circuit_open(tool) for tool in self.breaker.open}
+        rnd = self.loop.dispatcher.exposure.compute(exposure, blocked=blocked, schemas=True)
+        hidden = {t: [d.code.value for d in ds] for t, ds in rnd.hidden.items()}
         log.info(
-            "round %d run=%s registered=%d visible=%d hidden=%d %s exposed(%s)=%d %s sent=%d functions %s%s",
+            "round %d run=%s registered=%d visible=%d hidden=%d %s routed(%s)=%d %s sent=%d functions %s%s",
             self.round_no,
             self.run_id,
             len(registry.tool_names(include_disabled=True)),
-            len(visible),
+            len(rnd.visible),
             len(hidden),
-            {t: c for t, c in hidden.items()},
-            chosen.tier,
-            len(tools),
-            {t: chosen.reasons.get(t, chosen.tier) for t in tools},
-            len(names),
-            names,
-            f" over-limit={over}" if over else "",
+            hidden,
+            rnd.tier,
+            len(rnd.tools),
+            dict(rnd.reasons),
+            len(rnd.functions),
+            list(rnd.functions),
+            f" dropped={dict(rnd.dropped)}" if rnd.dropped else "",
         )
         self.emit(
             ev.RoundStarted,
             round=self.round_no,
-            tools=sent_tools,
-            functions=names,
+            tools=list(rnd.tools),
+            functions=list(rnd.functions),
             hidden=hidden,
-            tier=chosen.tier,
-            intents=list(chosen.intents),
+            tier=rnd.tier,
+            intents=list(rnd.intents),
+            dropped=dict(rnd.dropped),
         )
-        return _Round(self.round_no, sent_tools, functions, names)
+        return rnd
+
+    def _circuit_open(self, tool: str) -> Diagnostic:
+        return Diagnostic(
+            code=Code.CIRCUIT_OPEN,
+            message=f"{tool} failed {self.opts.circuit_failures} times in a row and is switched off for the rest of "
+            "this turn",
+            hint="Use another approach or tell the user what went wrong.",
+        )
 
     # --- tool calls ---------------------------------------------------------------------------------
-    async def _run_calls(self, calls: list[AssembledCall], rnd: _Round, exposure: TurnExposure) -> str:
+    async def _run_calls(self, calls: list[AssembledCall], rnd: Exposure, exposure: TurnExposure) -> str:
         """Run the round's calls; returns the function that tripped the loop guard ('' if none)."""
         registry = self.loop.registry
         tripped = ""
@@ -337,14 +316,7 @@ class _Turn:
             )
             if self.guard.trips(c.name, c.arguments):
                 tripped = tripped or c.name
-                text = (
-                    f"Not run: {c.name} was called with the same arguments {self.opts.loop_guard_repeats} times "
-                    "in this turn, so the turn was stopped."
-                )
-                jobs.append(self._finish_unrun(c, ToolResult.fail(text, status=ToolStatus.CANCELLED)))
-            elif ref is not None and ref.tool in self.breaker.open:
-                result = ToolResult.fail(self.breaker.message(c.name, ref.tool))
-                jobs.append(self._finish_unrun(c, result))
+                jobs.append(self._stop_repeated(c))
             else:
                 jobs.append(self._call(c, rnd, exposure))
         outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
@@ -353,41 +325,53 @@ class _Turn:
                 raise outcome
         return tripped
 
-    async def _call(self, c: AssembledCall, rnd: _Round, exposure: TurnExposure) -> None:
-        loop = self.loop
-        env = loop.tool_env
-        ctx = ToolContext(
+    def _context(self, c: AssembledCall) -> ToolContext:
+        return self.loop.tool_env.context(
             session_id=self.session_id,
             run_id=self.run_id,
             call_id=c.id,
             origin=self.origin,
-            outputs_dir=env.outputs_dir,
-            data_dir=env.data_dir,
             progress_callback=lambda fraction, message: self.emit(
                 ev.ToolCallProgress, call_id=c.id, fraction=fraction, message=message
             ),
-            approval=self.gate,
-            allowed_roots=list(env.allowed_roots),
             trace_id=f"{self.run_id}-{c.id}"[:64],
         )
-        denied_seen = False
+
+    async def _stop_repeated(self, c: AssembledCall) -> None:
+        text = (
+            f"Not run: {c.name} was called with the same arguments {self.opts.loop_guard_repeats} times "
+            "in this turn, so the turn was stopped."
+        )
+        outcome = await self.loop.dispatcher.refuse(
+            ToolCall(c.id, c.name, c.arguments),
+            self._context(c),
+            decided_by=DecidedBy.LOOP_GUARD,
+            error=ErrorKind.LOOP_GUARD,
+            message=text,
+        )
+        await self._store_result(c, outcome)
+
+    async def _call(self, c: AssembledCall, rnd: Exposure, exposure: TurnExposure) -> None:
+        loop = self.loop
 
         def observe(stage: StageEvent) -> None:
-            nonlocal denied_seen
-            if stage.stage is Stage.AWAITING_APPROVAL:
+            if stage.stage is Stage.AWAITING_APPROVAL and stage.risk is not None:
                 self.emit(
                     ev.ToolCallAwaitingApproval,
                     call_id=c.id,
                     function=c.name,
-                    risk=stage.risk.value if stage.risk else "",
+                    risk=stage.risk,
                     arguments=dict(stage.arguments or {}),
                 )
             elif stage.stage is Stage.APPROVED and stage.approval is not None:
                 self.emit(ev.ToolCallApproved, call_id=c.id, decided_by=stage.approval.decided_by)
             elif stage.stage is Stage.DENIED and stage.approval is not None:
-                denied_seen = True
                 self.emit(
-                    ev.ToolCallDenied, call_id=c.id, decided_by=stage.approval.decided_by, reason=stage.approval.note
+                    ev.ToolCallDenied,
+                    call_id=c.id,
+                    decided_by=stage.approval.decided_by,
+                    reason=stage.approval.note,
+                    error_kind=stage.error or ErrorKind.DENIED,
                 )
             elif stage.stage is Stage.STARTED and stage.ref is not None:
                 self.emit(
@@ -399,25 +383,30 @@ class _Turn:
                     arguments=dict(stage.arguments or {}),
                 )
 
-        result = await loop.dispatcher.dispatch(
-            ToolCall(c.id, c.name, c.arguments), ctx, callable_functions=rnd.names, observer=observe
+        outcome = await loop.dispatcher.dispatch(
+            ToolCall(c.id, c.name, c.arguments), self._context(c), gate=self.gate, offered=rnd, observer=observe
         )
-        ref = loop.registry.resolve(c.name)
-        if result.status is ToolStatus.DENIED and not denied_seen:  # refused without asking anyone
-            by_policy = result.output.startswith("The approval policy") or "not available right now" in result.output
-            reason = result.error or ""
-            self.emit(ev.ToolCallDenied, call_id=c.id, decided_by="policy" if by_policy else "hook", reason=reason)
-        if ref is not None:
-            exposure.note_result(ref.tool, ref.action, result)
-            if self.breaker.record(ref.tool, result):
-                log.warning("circuit open for %s in run %s", ref.tool, self.run_id)
-        await self._store_result(c, result)
+        if outcome.tool:
+            if outcome.error not in _NOT_NOTED:
+                exposure.note_result(outcome.tool, outcome.action, outcome.result)
+            if self.breaker.record(outcome.tool, outcome.result):
+                log.warning("circuit open for %s in run %s", outcome.tool, self.run_id)
+        await self._store_result(c, outcome)
 
-    async def _finish_unrun(self, c: AssembledCall, result: ToolResult) -> None:
-        await self._store_result(c, result)
-
-    async def _store_result(self, c: AssembledCall, result: ToolResult) -> None:
+    def _unfinished(self, c: AssembledCall, text: str, status: ToolStatus, kind: ErrorKind) -> CallOutcome:
         ref = self.loop.registry.resolve(c.name)
+        return CallOutcome(
+            call_id=c.id,
+            function=c.name,
+            result=ToolResult.fail(text, status=status),
+            tool=ref.tool if ref else "",
+            action=ref.action if ref else "",
+            risk=self.loop.registry.risk_of(ref.tool, ref.action) if ref else None,
+            error=kind,
+        )
+
+    async def _store_result(self, c: AssembledCall, outcome: CallOutcome) -> None:
+        result = outcome.result
         text, truncated = self.budget.take(redact(result.for_model()))
         truncated = truncated or result.truncated
         self.open_calls.pop(c.id, None)
@@ -429,8 +418,8 @@ class _Turn:
                 self.round_no,
                 call_id=c.id,
                 function=c.name,
-                tool=ref.tool if ref else "",
-                action=ref.action if ref else "",
+                tool=outcome.tool,
+                action=outcome.action,
                 arguments=c.arguments,
                 status=result.status.value,
                 output=text,
@@ -444,14 +433,17 @@ class _Turn:
             ev.ToolCallFinished,
             call_id=c.id,
             function=c.name,
-            tool=ref.tool if ref else "",
-            action=ref.action if ref else "",
-            status=result.status.value,
+            tool=outcome.tool,
+            action=outcome.action,
+            status=result.status,
             output=text,
             duration_ms=result.duration_ms,
             files=list(result.files),
             error=redact(result.error or ""),
             truncated=truncated,
+            error_kind=outcome.error,
+            decided_by=outcome.decided_by,
+            risk=outcome.risk,
         )
 
     # --- failure paths --------------------------------------------------------------------------------
@@ -466,10 +458,12 @@ class _Turn:
         self.emit(ev.ErrorOccurred, message=exc.message, kind=exc.kind, retryable=exc.retryable)
         return self._done("error", text=partial, message=exc.message)
 
-    async def _close_open_calls(self, text: str, status: ToolStatus = ToolStatus.ERROR) -> None:
+    async def _close_open_calls(
+        self, text: str, status: ToolStatus = ToolStatus.ERROR, kind: ErrorKind = ErrorKind.INTERNAL
+    ) -> None:
         """Give every stored call without a result one, so the history stays a valid conversation."""
         for c in list(self.open_calls.values()):
-            await self._store_result(c, ToolResult.fail(text, status=status))
+            await self._store_result(c, self._unfinished(c, text, status, kind))
 
     async def _after_cancel(self) -> None:
         """Stop: record what happened. Runs while the task is being cancelled, so it must not block long."""
@@ -480,7 +474,9 @@ class _Turn:
             await self.loop.history.add_assistant(
                 self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
             )
-        await self._close_open_calls("The user stopped this call before it finished.", ToolStatus.CANCELLED)
+        await self._close_open_calls(
+            "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED
+        )
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
         message = "Stopped by the user."

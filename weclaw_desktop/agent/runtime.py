@@ -5,7 +5,10 @@
 - the :class:`ToolRegistry` (tools.json + ``settings.tools.config`` overrides), with the ``history``
   bridge (for the chat_history tool) and the ``tool_index`` bridge (for tool_search) injected;
 - the :class:`Dispatcher` with the SQLite audit sink, the Policy and ApprovalPolicy from settings, and
-  :attr:`AgentRuntime.hooks` (public: plugins and the MCP bridge add before/after hooks there);
+  :attr:`AgentRuntime.hooks` (public: plugins and the MCP bridge add before/after hooks there); its
+  ``exposure`` (the one computation of what can be offered) also gives tool_search its visible set;
+- the :class:`ToolEnv` every tool call gets: the data and outputs folders, the allowed roots and the one
+  shared ``weclaw.db`` (:attr:`AgentRuntime.db`);
 - the exposer (``intent.factory.make_exposer``), the :class:`HistoryStore`, the :class:`Provider`;
 - the :class:`AgentLoop` that runs turns.
 
@@ -22,7 +25,9 @@ Front ends use only this API (UI-agnostic, no Qt)::
     await rt.load_messages(s.id)                        # for display
     rt.apply_settings(new_settings)                     # provider/policy/approvals/tool config changed
     rt.set_api_key("sk-..."); await rt.list_models(); await rt.check_endpoint()   # settings dialog
-    rt.gate = my_gate; rt.hooks.add_before(...); rt.registry.inject({"clipboard": ...})
+    rt.hooks.add_before(...); rt.registry.inject({"clipboard": ...})
+    # the approval gate is given once, to create(gate=...) by the composition root; start_turn(gate=...)
+    # overrides it for one turn
     await rt.close()
 
 One turn per session at a time (:class:`TurnInProgress` otherwise); different sessions may run at once.
@@ -45,7 +50,7 @@ from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.audit_sink import SqliteAudit
 from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, StoredMessage, StoredToolCall
 from weclaw_desktop.agent.logs import setup_logging
-from weclaw_desktop.agent.loop import AgentLoop, LoopOptions, ToolEnv
+from weclaw_desktop.agent.loop import AgentLoop, LoopOptions
 from weclaw_desktop.agent.provider import Provider, ProviderConfig
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
@@ -54,11 +59,11 @@ from weclaw_desktop.settings import Settings
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.approval import ApprovalGate
 from weclaw_desktop.toolkit.availability import AvailabilityContext
-from weclaw_desktop.toolkit.base import Origin
+from weclaw_desktop.toolkit.base import Origin, ToolEnv
 from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.hooks import Hooks
-from weclaw_desktop.toolkit.planner import plan
 from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.tools._db import shared_database
 
 log = logging.getLogger("weclaw.runtime")
 
@@ -139,6 +144,7 @@ class AgentRuntime:
         hooks: Hooks,
         origin: Origin,
         env_keys: Mapping[str, str],
+        gate: ApprovalGate | None = None,
         api_key_override: str | None = None,
     ) -> None:
         self.settings = settings
@@ -152,6 +158,9 @@ class AgentRuntime:
         self.loop = loop
         self.hooks = hooks
         self.origin = origin
+        #: Asks the user about calls that need approval, for turns started without their own gate. Given once
+        #: by the composition root (``create(gate=...)``); None: such calls are denied (no one to ask).
+        self.gate = gate
         self._env_keys = dict(env_keys)
         self._api_key_override = api_key_override
         self._turns: dict[str, TurnHandle] = {}  # session id -> running turn
@@ -185,7 +194,7 @@ class AgentRuntime:
             api_key = env_keys.get(api_key_env)
         if registry is None:
             registry = ToolRegistry.from_path(tools_json, config_overrides=settings.tools.config)
-        db = Database.open(paths.database)
+        db = shared_database(paths.database)  # the one Database object of this file: tools, scheduler, history
         history = HistoryStore(db)
         audit = SqliteAudit(db)
         hooks = Hooks()
@@ -196,15 +205,11 @@ class AgentRuntime:
             hooks=hooks,
             audit=audit,
             availability=lambda: AvailabilityContext(has_secret=secrets.has),
-            gate=gate,
         )
-        injected: dict[str, Any] = {"history": history}
-        index = make_tool_index(registry)
-        if index is not None:
-            # tool_search names only tools the planner would offer now (not hidden or switched-off ones);
-            # the dispatcher's policy is read at call time, so a policy change in Settings applies at once.
-            index.visible = lambda: plan(registry, dispatcher.policy, dispatcher.availability()).visible
-            injected["tool_index"] = index
+        # tool_search names only tools the exposure computation says can be offered now (not hidden or
+        # switched-off ones); the dispatcher's policy is read at call time, so a Settings change applies at once.
+        index = make_tool_index(registry, visible=lambda: dispatcher.exposure.compute().visible)
+        injected: dict[str, Any] = {"history": history, "tool_index": index}
         injected.update(bridges or {})
         registry.inject(injected)
         loop = AgentLoop(
@@ -212,7 +217,7 @@ class AgentRuntime:
             dispatcher=dispatcher,
             exposer=make_exposer(registry, settings.agent.exposure),
             history=history,
-            tool_env=_tool_env(settings, paths),
+            tool_env=_tool_env(settings, paths, db),
             options=_options(settings),
         )
         runtime = cls(
@@ -228,6 +233,7 @@ class AgentRuntime:
             hooks=hooks,
             origin=origin,
             env_keys=env_keys,
+            gate=gate,
             api_key_override=api_key,
         )
         loop.provider = Provider(runtime.provider_config())
@@ -280,15 +286,6 @@ class AgentRuntime:
             await provider.close()
 
     @property
-    def gate(self) -> ApprovalGate | None:
-        return self.dispatcher.gate
-
-    @gate.setter
-    def gate(self, value: ApprovalGate | None) -> None:
-        """The approval gate for turns started without their own (the GUI sets its dialog here)."""
-        self.dispatcher.gate = value
-
-    @property
     def provider(self) -> Provider:
         return self.loop.provider
 
@@ -303,7 +300,7 @@ class AgentRuntime:
                 self.registry.set_config_overrides(tool, values)
         self.loop.exposer = make_exposer(self.registry, settings.agent.exposure)
         self.loop.options = _options(settings)
-        self.loop.tool_env = _tool_env(settings, self.paths)
+        self.loop.tool_env = _tool_env(settings, self.paths, self.db)
         self.loop.provider = Provider(self.provider_config())
         self._retired.append(old)
 
@@ -317,7 +314,9 @@ class AgentRuntime:
         gate: ApprovalGate | None = None,
         origin: Origin | None = None,
     ) -> TurnHandle:
-        """Start a turn as an asyncio Task and return at once. Must be called on the event loop."""
+        """Start a turn as an asyncio Task and return at once. Must be called on the event loop.
+
+        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`."""
         running = self._turns.get(session_id)
         if running is not None and running.running:
             raise TurnInProgress("A reply is still being written in this conversation; stop it or wait.")
@@ -330,7 +329,7 @@ class AgentRuntime:
             emit=handle._deliver,
             run_id=handle.run_id,
             origin=origin or self.origin,
-            gate=gate,
+            gate=gate if gate is not None else self.gate,
         )
         handle.task = asyncio.get_running_loop().create_task(coro, name=f"turn-{handle.run_id}")
         self._turns[session_id] = handle
@@ -411,9 +410,10 @@ def _options(settings: Settings) -> LoopOptions:
     )
 
 
-def _tool_env(settings: Settings, paths: AppPaths) -> ToolEnv:
+def _tool_env(settings: Settings, paths: AppPaths, db: Database) -> ToolEnv:
+    """Where tools work, from the settings and the paths: injected into every ToolContext of a turn."""
     outputs = settings.outputs_dir(paths)
     with contextlib.suppress(OSError):
         outputs.mkdir(parents=True, exist_ok=True)
-    roots = [Path(r).expanduser() for r in settings.tools.allowed_roots]
-    return ToolEnv(outputs_dir=outputs, data_dir=paths.data, allowed_roots=roots)
+    roots = tuple(Path(r).expanduser() for r in settings.tools.allowed_roots)
+    return ToolEnv(outputs_dir=outputs, data_dir=paths.data, db=db, allowed_roots=roots)

@@ -13,7 +13,7 @@ import threading
 from typing import TextIO
 
 from weclaw_desktop.i18n import tr
-from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult
+from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult, DecidedBy
 
 
 class LineReader:
@@ -78,7 +78,7 @@ class TerminalGate:
     async def request(self, req: ApprovalRequest) -> ApprovalResult:
         if not self.reader.interactive():
             return ApprovalResult(
-                ApprovalDecision.DENY, decided_by="no-gate", note="no terminal to ask; run with --yes to allow"
+                ApprovalDecision.DENY, decided_by=DecidedBy.NO_GATE, note="no terminal to ask; run with --yes to allow"
             )
         args = json.dumps(req.arguments, ensure_ascii=False)
         if len(args) > 300:
@@ -90,8 +90,8 @@ class TerminalGate:
             answer = await self.reader.readline("  " + tr("cli.approval.choices") + " ", out=self.out)
             choice = (answer or "d").strip().lower()
             if choice in ("o", "once", "y", "yes", "一次", "是"):
-                return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by="user")
+                return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=DecidedBy.USER)
             if choice in ("s", "session", "本次会话"):
-                return ApprovalResult(ApprovalDecision.ALLOW_SESSION, decided_by="user")
+                return ApprovalResult(ApprovalDecision.ALLOW_SESSION, decided_by=DecidedBy.USER)
             if choice in ("d", "deny", "n", "no", "拒绝", "否"):
-                return ApprovalResult(ApprovalDecision.DENY, decided_by="user", note="denied at the terminal")
+                return ApprovalResult(ApprovalDecision.DENY, decided_by=DecidedBy.USER, note="denied at the terminal")

@@ -20,7 +20,7 @@ from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.terminal import LineReader, TerminalGate
 from weclaw_desktop.i18n import tr
 from weclaw_desktop.toolkit.approval import ApprovalGate, AutoApprove, AutoDeny
-from weclaw_desktop.toolkit.base import Origin
+from weclaw_desktop.toolkit.base import Origin, ToolStatus
 
 #: How long ``weclaw chat`` waits for the MCP servers of the settings before the first turn.
 MCP_WAIT_S = 20.0
@@ -235,7 +235,7 @@ class TextPrinter(Printer):
         elif isinstance(event, ev.ToolCallDenied):
             self._line(f"  ✗ denied by {event.decided_by}{': ' + event.reason if event.reason else ''}")
         elif isinstance(event, ev.ToolCallFinished):
-            mark = "✓" if event.status == "success" else "✗"
+            mark = "✓" if event.status is ToolStatus.SUCCESS else "✗"
             first = (event.output.strip().splitlines() or [""])[0]
             self._line(f"  {mark} {event.function} {event.status} {event.duration_ms:.0f} ms  {first[:100]}")
             for path in event.files:

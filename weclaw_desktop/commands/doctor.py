@@ -59,8 +59,10 @@ async def _checks(args: argparse.Namespace) -> list[Check]:
     settings = Settings.load(paths)
     out.append(_keyring(settings.provider.api_key_name))
     if not args.no_qt:
-        out.append(await asyncio.to_thread(_qt))
-    out.append(_tools())
+        out.extend(await asyncio.to_thread(_platform))
+    out.append(_timezones())
+    out.append(_tls())
+    out.append(_tools(settings))
     out.append(await _endpoint(args, settings, env_keys))
     return out
 
@@ -86,12 +88,29 @@ def _keyring(key_name: str) -> Check:
     return Check("keyring", "ok", f"{backend_name()}; {stored}")
 
 
+QT_PROBE = "from PySide6.QtWidgets import QApplication; a = QApplication([]); print(a.platformName())"
+
+
+def _platform() -> list[Check]:
+    """The preflight's checks (Qt libraries, display, fonts), then a real Qt start in a child process."""
+    from weclaw_desktop.preflight import display_problem, platform_report
+
+    out = [Check(c.name, "warn" if c.warn else "ok" if c.ok else "fail", c.detail) for c in platform_report()]
+    if any(c.level == "fail" for c in out):
+        return [*out, Check("qt", "fail", "not started: fix the lines above first (`weclaw chat` works meanwhile)")]
+    if sys.platform.startswith("linux"):
+        _chosen, problem = display_problem()
+        if problem is not None:
+            return [*out, Check("qt", "fail", problem.text)]
+    return [*out, _qt()]
+
+
 def _qt() -> Check:
-    if getattr(sys, "frozen", False):
-        return Check("qt", "ok", tr("cli.doctor.qt_bundled"))
-    code = "from PySide6.QtWidgets import QApplication; a = QApplication([]); print(a.platformName())"
+    from weclaw_desktop.tools.python_runner import interpreter_argv
+
+    argv = [*interpreter_argv()[:1], "-c", QT_PROBE]  # the bundle runs -c like Python does
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=exc))
     if proc.returncode == 0:
@@ -102,15 +121,37 @@ def _qt() -> Check:
     return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=reason) + hint)
 
 
-def _tools() -> Check:
+def _timezones() -> Check:
+    from weclaw_desktop.preflight.tz import zone_database
+
+    db = zone_database()
+    return Check("timezones", {"system": "ok", "bundled": "warn", "none": "fail"}[db.source], db.text)
+
+
+def _tls() -> Check:
+    from weclaw_desktop.net import trust
+
+    found = trust()
+    return Check("tls", "ok" if found.source == "system" else "warn", f"trust from {found.text}")
+
+
+def _tools(settings: Any) -> Check:
+    """How many tools can be offered, by the exposure computation the app uses (the user's tool policy)."""
     from weclaw_desktop.commands.common import manifest_or_exit
-    from weclaw_desktop.toolkit.planner import plan
-    from weclaw_desktop.toolkit.policy import Policy
+    from weclaw_desktop.secrets import SecretStore
+    from weclaw_desktop.toolkit.availability import AvailabilityContext
+    from weclaw_desktop.toolkit.exposure import ExposurePlanner
     from weclaw_desktop.toolkit.registry import ToolRegistry
 
+    secrets = SecretStore()
     try:
         registry = ToolRegistry(manifest_or_exit(None))
-        result = plan(registry, Policy())
+        exposure = ExposurePlanner(
+            registry,
+            policy=lambda: settings.tools.policy,
+            availability=lambda: AvailabilityContext(has_secret=secrets.has),
+        )
+        result = exposure.compute()
     except (SystemExit, Exception) as exc:
         return Check("tools", "fail", tr("cli.doctor.tools_broken", reason=exc))
     return Check("tools", "ok", tr("cli.doctor.tools_ok", available=len(result.visible), hidden=len(result.hidden)))

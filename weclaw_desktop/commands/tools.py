@@ -13,7 +13,7 @@ from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
-from weclaw_desktop.toolkit.planner import plan
+from weclaw_desktop.toolkit.exposure import ExposurePlanner
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -42,14 +42,16 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(registry.function_defs(registry.tool_names()), ensure_ascii=False, indent=1))
         return 0
     secrets = SecretStore()
-    servers = [s for s in Settings.load().mcp_servers if s.enabled]
+    settings = Settings.load()
+    servers = [s for s in settings.mcp_servers if s.enabled]
+    policy = settings.tools.policy
     if servers and not args.no_mcp:
         # MCP servers are started for the listing, so their tools and failures show as they really are.
         from weclaw_desktop.mcp.cli import run_with_servers
 
-        rows = run_with_servers(registry, servers, lambda: _rows(registry, secrets, lang), secrets=secrets)
+        rows = run_with_servers(registry, servers, lambda: _rows(registry, secrets, policy, lang), secrets=secrets)
     else:
-        rows = _rows(registry, secrets, lang)
+        rows = _rows(registry, secrets, policy, lang)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=1))
         return 0
@@ -68,9 +70,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rows(registry: ToolRegistry, secrets: SecretStore, lang: str) -> list[dict[str, Any]]:
-    ctx = AvailabilityContext(has_secret=secrets.has)
-    result = plan(registry, Policy(), ctx)
+def _rows(registry: ToolRegistry, secrets: SecretStore, policy: Policy, lang: str) -> list[dict[str, Any]]:
+    """One row per tool, from the exposure computation the app uses (with the user's tool policy)."""
+    exposure = ExposurePlanner(
+        registry, policy=lambda: policy, availability=lambda: AvailabilityContext(has_secret=secrets.has)
+    )
+    result = exposure.compute()
     rows: list[dict[str, Any]] = []
     for tool in registry.tool_names(include_disabled=True):
         spec = registry.spec(tool)

@@ -1,36 +1,44 @@
-"""The contract between the agent loop and tool exposure.
+"""The contract between the agent loop and routing.
 
-The loop asks an :class:`Exposer` for a :class:`TurnExposure` at the start of each user turn, then, every
-round, for the tools to send given the tools the planner says are visible. After each call it reports
-the outcome, so the next round can widen (after a failure), add what ``tool_search`` found, and so on.
+The loop asks an :class:`Exposer` for a :class:`TurnExposure` at the start of each user turn (given a
+:class:`TurnRequest`), then, every round, the one exposure computation (``toolkit/exposure.py``) asks the
+turn for the tools it wants (:meth:`TurnExposure.for_round`, a :class:`~weclaw_desktop.toolkit.exposure.Router`)
+and applies the function cap. After each call the loop reports the result, so the next round can widen
+(after a failure), add what ``tool_search`` found, and so on.
 
-Implementations: ``weclaw_desktop.intent.exposure`` (progressive, and "all" capped at 128 functions, both
-built by ``intent.factory.make_exposer``) and :class:`AllVisible` here, the uncapped minimum.
+Implementations: ``weclaw_desktop.intent.exposure`` (progressive, and "all", both built by
+``intent.factory.make_exposer``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from weclaw_desktop.toolkit.base import ToolResult
+from weclaw_desktop.toolkit.exposure import Routing
+
+#: What a turn's exposure returns each round (the routed tools, before the function cap).
+RoundExposure = Routing
 
 
-@dataclass
-class RoundExposure:
-    tools: list[str]  # tool names to expose this round, always-on included, in priority order
-    tier: str = ""  # recommended | expanded | clarify | all
-    intents: list[str] = field(default_factory=list)
-    confidence: float = 0.0
-    reasons: dict[str, str] = field(default_factory=dict)  # tool -> why exposed (intent, sticky, found, ...)
-    dropped: dict[str, str] = field(default_factory=dict)  # tool -> why wanted but not sent (hidden, over a cap)
-    functions: int = 0  # functions the exposed tools hold (all their actions), at most max_functions
+@dataclass(frozen=True)
+class TurnRequest:
+    """What routing may know about a turn when it starts. New context (earlier messages of the
+    conversation, attachments, ...) is added here as fields with defaults, so exposers stay compatible."""
+
+    text: str
+    recent_tools: tuple[tuple[str, ...], ...] = ()  # tools used in the previous user turns, newest first
+
+    @classmethod
+    def of(cls, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> TurnRequest:
+        return cls(text, tuple(tuple(t) for t in recent_tools))
 
 
 class TurnExposure(Protocol):
     def for_round(self, visible: Sequence[str]) -> RoundExposure:
-        """Tools for the next round; only names from ``visible`` (the planner's visible tools)."""
+        """Tools for the next round, in priority order; only names from ``visible``."""
         ...
 
     def note_result(self, tool: str, action: str, result: ToolResult) -> None:
@@ -39,21 +47,4 @@ class TurnExposure(Protocol):
 
 
 class Exposer(Protocol):
-    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> TurnExposure:
-        """``recent_tools``: tools used in the previous user turns of this session, newest first."""
-        ...
-
-
-class _AllTurn:
-    def for_round(self, visible: Sequence[str]) -> RoundExposure:
-        return RoundExposure(tools=list(visible), tier="all")
-
-    def note_result(self, tool: str, action: str, result: ToolResult) -> None:
-        return None
-
-
-class AllVisible:
-    """Exposure mode "all": every visible tool, every round (the loop still caps at 128 functions)."""
-
-    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> TurnExposure:
-        return _AllTurn()
+    def start_turn(self, turn: TurnRequest) -> TurnExposure: ...

@@ -9,10 +9,11 @@ tool list from, in priority order:
 4. alternatives added after a call failed, timed out or was denied (widening);
 5. tools used in the user's last ``sticky_turns`` turns, for follow-ups ("再发一次", "send it again");
 
-and each tool brings its ``depends_on`` tools right after it. Only tools the planner says are visible
-are kept; at most ``max_tools_per_request`` tools come from routing, widening and stickiness together
-(found tools and dependencies do not count against it), and never more than ``max_functions`` (128)
-functions in one request: a tool that would cross the cap is left out and listed in ``dropped``.
+and each tool brings its ``depends_on`` tools right after it (listed in ``needed_by``). Only tools the
+planner says are visible are kept; at most ``max_tools_per_request`` tools come from routing, widening and
+stickiness together (found tools and dependencies do not count against it). The turn returns the tools in
+priority order; the one exposure computation (``toolkit/exposure.py``) then takes whole tools in that
+order while they fit in ``max_functions`` (128) functions, so the cap is enforced there, once.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from weclaw_desktop.intent.api import RoundExposure
+from weclaw_desktop.intent.api import RoundExposure, TurnRequest
 from weclaw_desktop.intent.engine import EXPANDED, IntentEngine, Route
 from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
+from weclaw_desktop.toolkit.exposure import ALWAYS, EveryVisible
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 TOOL_SEARCH = "tool_search"
@@ -30,41 +32,38 @@ WIDEN_ON = frozenset({ToolStatus.ERROR, ToolStatus.TIMEOUT, ToolStatus.DENIED})
 
 FOUND = "found by tool_search"
 STICKY = "used in a recent turn"
-ALWAYS = "always on"
+
+__all__ = ["ALWAYS", "FOUND", "STICKY", "AllExposer", "ProgressiveExposer", "ProgressiveTurn", "always_on"]
 
 
-class _Capper:
-    """Adds tools in priority order while the function count stays within the cap."""
+class _Picker:
+    """Lists visible tools in priority order, each followed by its dependencies (no function cap here)."""
 
-    def __init__(self, registry: ToolRegistry, visible: Sequence[str], max_functions: int) -> None:
+    def __init__(self, registry: ToolRegistry, visible: Sequence[str]) -> None:
         self.registry = registry
         self.visible = set(visible)
-        self.max_functions = max_functions
         self.tools: list[str] = []
         self.reasons: dict[str, str] = {}
         self.dropped: dict[str, str] = {}
-        self.functions = 0
+        self.needed_by: dict[str, str] = {}
 
-    def add(self, tool: str, reason: str) -> bool:
+    def add(self, tool: str, reason: str, needed_by: str = "") -> bool:
         if tool in self.reasons or tool in self.dropped:
             return tool in self.reasons
         if tool not in self.visible:
             self.dropped[tool] = f"{reason}, but not available now"
             return False
-        n = len(self.registry.functions_of(tool))
-        if self.functions + n > self.max_functions:
-            self.dropped[tool] = f"{reason}, but over the {self.max_functions}-function limit"
-            return False
-        self.functions += n
         self.tools.append(tool)
         self.reasons[tool] = reason
+        if needed_by:
+            self.needed_by[tool] = needed_by
         return True
 
     def add_with_deps(self, tool: str, reason: str) -> bool:
         added = self.add(tool, reason)
         if added:
             for dep in _dependencies(self.registry, tool):
-                self.add(dep, f"needed by {tool}")
+                self.add(dep, f"needed by {tool}", needed_by=tool)
         return added
 
 
@@ -122,36 +121,38 @@ class ProgressiveTurn:
 
     def for_round(self, visible: Sequence[str]) -> RoundExposure:
         settings = self.engine.settings
-        cap = _Capper(self.registry, visible, settings.max_functions)
+        picker = _Picker(self.registry, visible)
         for tool in self.always:
-            cap.add_with_deps(tool, ALWAYS)
+            picker.add_with_deps(tool, ALWAYS)
         for tool in self.found:
-            cap.add_with_deps(tool, FOUND)
+            picker.add_with_deps(tool, FOUND)
         budget = settings.max_tools_per_request
         ranked: list[tuple[str, str]] = [(t, self.route.reasons.get(t, "routed")) for t in self.route.tools]
-        ranked += self._stand_ins(cap.visible)
+        ranked += self._stand_ins(picker.visible)
         ranked += list(self.widened.items())
         ranked += [(t, STICKY) for t in self.sticky]
         for tool, reason in ranked:
             if budget <= 0:
-                if tool not in cap.reasons:
-                    cap.dropped.setdefault(tool, f"{reason}, but over the {settings.max_tools_per_request}-tool limit")
+                if tool not in picker.reasons:
+                    picker.dropped.setdefault(
+                        tool, f"{reason}, but over the {settings.max_tools_per_request}-tool limit"
+                    )
                 continue
-            if tool in cap.reasons:
+            if tool in picker.reasons:
                 continue
-            if cap.add_with_deps(tool, reason):
+            if picker.add_with_deps(tool, reason):
                 budget -= 1
         tier = self.route.tier
         if self.widened and tier != EXPANDED:
             tier = EXPANDED
         return RoundExposure(
-            tools=cap.tools,
+            tools=picker.tools,
             tier=tier,
             intents=[s.name for s in self.route.intents],
             confidence=round(self.route.confidence, 3),
-            reasons=cap.reasons,
-            dropped=cap.dropped,
-            functions=cap.functions,
+            reasons=picker.reasons,
+            dropped=picker.dropped,
+            needed_by=picker.needed_by,
         )
 
     def _stand_ins(self, visible: set[str]) -> list[tuple[str, str]]:
@@ -195,11 +196,13 @@ class ProgressiveExposer:
         self.engine = engine or IntentEngine(registry.manifest)
         self._always = _AlwaysOn(registry)
 
-    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> ProgressiveTurn:
-        route = self.engine.route(text, _Enabled(self.registry))
+    def start_turn(self, turn: TurnRequest | str) -> ProgressiveTurn:
+        """Route the turn once. A bare string is a turn with no earlier tools (tests, ``weclaw intent``)."""
+        request = TurnRequest(turn) if isinstance(turn, str) else turn
+        route = self.engine.route(request.text, _Enabled(self.registry))
         always = self._always.get()
         keep = self.engine.settings.sticky_turns
-        sticky = _flatten(recent_tools[:keep], exclude=set(always))
+        sticky = _flatten(request.recent_tools[:keep], exclude=set(always))
         return ProgressiveTurn(self.registry, self.engine, route, sticky, always)
 
 
@@ -228,30 +231,17 @@ def _flatten(turns: Iterable[Sequence[str]], exclude: set[str]) -> list[str]:
     return out
 
 
-class _AllTurn:
-    def __init__(self, registry: ToolRegistry, max_functions: int) -> None:
-        self.registry = registry
-        self.max_functions = max_functions
-
-    def for_round(self, visible: Sequence[str]) -> RoundExposure:
-        cap = _Capper(self.registry, visible, self.max_functions)
-        for tool in always_on(self.registry):
-            cap.add(tool, ALWAYS)
-        for tool in visible:
-            cap.add(tool, "exposure mode all")
-        return RoundExposure(
-            tools=cap.tools, tier="all", reasons=cap.reasons, dropped=cap.dropped, functions=cap.functions
-        )
-
+class _AllTurn(EveryVisible):
     def note_result(self, tool: str, action: str, result: ToolResult) -> None:
         return None
 
 
 class AllExposer:
-    """Exposure mode "all": every visible tool, every round, capped at ``max_functions`` functions."""
+    """Exposure mode "all": every visible tool, always-on first, every round (capped by the exposure
+    computation at ``max_functions`` functions)."""
 
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
 
-    def start_turn(self, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> _AllTurn:
-        return _AllTurn(self.registry, self.registry.manifest.exposure.max_functions)
+    def start_turn(self, turn: TurnRequest | str) -> _AllTurn:
+        return _AllTurn(self.registry)

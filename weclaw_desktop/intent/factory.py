@@ -7,6 +7,7 @@ change, ``make_tool_index`` once per registry (the result is injected as the ``t
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Collection
 from typing import Literal
 
 from weclaw_desktop.intent.api import Exposer
@@ -28,13 +29,17 @@ def engine_for(registry: ToolRegistry) -> IntentEngine:
 
 
 def make_exposer(registry: ToolRegistry, mode: Literal["progressive", "all"] = "progressive") -> Exposer:
-    """Mode "progressive": routed tools per round (intent engine); "all": every visible tool, capped at
-    ``exposure.max_functions`` (128) functions."""
+    """Mode "progressive": routed tools per round (intent engine); "all": every visible tool. Either way
+    the exposure computation (``toolkit/exposure.py``) caps the round at ``exposure.max_functions``."""
     if mode == "all":
         return AllExposer(registry)
     return ProgressiveExposer(registry, engine_for(registry))
 
 
-def make_tool_index(registry: ToolRegistry) -> ToolIndex:
-    """The object injected as the ``tool_index`` bridge; the tool_search tool calls its ``find``."""
-    return ToolIndex(registry, engine_for(registry))
+def make_tool_index(registry: ToolRegistry, visible: Callable[[], Collection[str]] | None = None) -> ToolIndex:
+    """The object injected as the ``tool_index`` bridge; the tool_search tool calls its ``find``.
+
+    ``visible`` gives the tools that may be offered right now: pass the exposure computation's
+    (``lambda: planner.compute().visible``) so tool_search never names a tool the next round cannot offer.
+    """
+    return ToolIndex(registry, engine_for(registry), visible=visible)

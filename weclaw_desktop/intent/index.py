@@ -50,9 +50,9 @@ class ToolIndexBridge(Protocol):
 
 
 class ToolIndex:
-    """``visible``, when set (the runtime can set it after construction), names the tools that may be
-    offered right now (the planner's view); hits outside it are left out, so tool_search never promises a
-    tool the next round cannot expose. Unset, every enabled tool counts."""
+    """``visible``, when given, names the tools that may be offered right now (the exposure computation's
+    ``visible``, see ``intent.factory.make_tool_index``); hits outside it are left out, so tool_search never
+    promises a tool the next round cannot expose. Without it, every enabled tool counts."""
 
     def __init__(
         self,

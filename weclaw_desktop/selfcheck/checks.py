@@ -63,7 +63,7 @@ def check_validation() -> str:
 def check_tls() -> str:
     import certifi
 
-    from weclaw_desktop.net import ssl_context, trust_source
+    from weclaw_desktop.net import ssl_context, trust
 
     bundle = Path(certifi.where())
     if not bundle.is_file():
@@ -74,7 +74,12 @@ def check_tls() -> str:
     ctx = ssl_context()
     if ctx.verify_mode is not ssl.CERT_REQUIRED or not ctx.check_hostname:
         raise CheckFailed("the outgoing SSL context does not verify certificates")
-    return f"trust from {trust_source()}; certifi fallback has {fallback} CAs"
+    found = trust()
+    loaded = ctx.cert_store_stats().get("x509_ca", 0) if found.how == "file" else None
+    if loaded == 0:
+        raise CheckFailed(f"{found.where} holds no CA certificates")
+    count = f", {loaded} CAs" if loaded else ""
+    return f"trust from {found.text}{count}; certifi fallback has {fallback} CAs"
 
 
 async def check_provider_stream() -> str:
@@ -101,14 +106,16 @@ async def check_python_runner(registry: ToolRegistry, paths: AppPaths) -> str:
     from weclaw_desktop.toolkit.approval import ApprovalPolicy
     from weclaw_desktop.toolkit.base import Origin, ToolContext
     from weclaw_desktop.toolkit.dispatcher import Dispatcher, ToolCall
+    from weclaw_desktop.toolkit.exposure import NO_ROUND
     from weclaw_desktop.toolkit.registry import function_name
 
     function = function_name("python_runner", "run")
     # The self-test approves its own snippet, as a user would ("always allow" for this one function).
     dispatcher = Dispatcher(registry, approval_policy=ApprovalPolicy(remembered=[function]))
-    ctx = ToolContext(origin=Origin.GUI, outputs_dir=paths.outputs, data_dir=paths.data)
+    ctx = ToolContext(origin=Origin.GUI, outputs_dir=paths.outputs, data_dir=paths.data, db=None)
     call = ToolCall(id="selftest-python", name=function, arguments=json.dumps({"code": PYTHON_SNIPPET}))
-    result = await dispatcher.dispatch(call, ctx)
+    # Not a model round (NO_ROUND) and no one to ask (gate None): the remembered approval lets it run.
+    result = (await dispatcher.dispatch(call, ctx, gate=None, offered=NO_ROUND)).result
     data = result.data if isinstance(result.data, dict) else {}
     stdout = result.output.split("--- stdout ---\n", 1)[-1].split("\n---", 1)[0].strip()
     if not result.succeeded or data.get("exit_code") != 0 or stdout != PYTHON_EXPECTED:

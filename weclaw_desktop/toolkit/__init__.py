@@ -1,4 +1,5 @@
-"""The tool system core: contract, manifest, registry, availability, policy, planner, dispatcher."""
+"""The tool system core: contract, manifest, registry, availability, policy, planner, exposure, dispatcher,
+outcomes."""
 
 from weclaw_desktop.toolkit.approval import (
     ApprovalDecision,
@@ -8,6 +9,7 @@ from weclaw_desktop.toolkit.approval import (
     ApprovalResult,
     AutoApprove,
     AutoDeny,
+    DecidedBy,
     SessionApprovals,
 )
 from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink, MemoryAudit
@@ -21,6 +23,7 @@ from weclaw_desktop.toolkit.base import (
     Origin,
     Risk,
     ToolContext,
+    ToolEnv,
     ToolError,
     ToolResult,
     ToolStatus,
@@ -28,13 +31,16 @@ from weclaw_desktop.toolkit.base import (
 )
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
+from weclaw_desktop.toolkit.exposure import NO_ROUND, Exposure, ExposurePlanner, NoRound, Offered, Router, Routing
 from weclaw_desktop.toolkit.hooks import BeforeOutcome, HookCall, Hooks
 from weclaw_desktop.toolkit.manifest import Manifest, ManifestError, ToolSpec, load_manifest
+from weclaw_desktop.toolkit.outcome import CallOutcome, ErrorKind
 from weclaw_desktop.toolkit.planner import ContractError, Plan, plan
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import FunctionRef, RegistryError, ToolLoadError, ToolRegistry
 
 __all__ = [
+    "NO_ROUND",
     "ActionDef",
     "ApprovalDecision",
     "ApprovalGate",
@@ -49,11 +55,16 @@ __all__ = [
     "BaseTool",
     "BeforeOutcome",
     "BridgeMissingError",
+    "CallOutcome",
     "Code",
     "ContractError",
+    "DecidedBy",
     "Diagnostic",
     "Dispatcher",
     "EmptyConfig",
+    "ErrorKind",
+    "Exposure",
+    "ExposurePlanner",
     "FunctionRef",
     "HookCall",
     "Hooks",
@@ -61,16 +72,21 @@ __all__ = [
     "ManifestError",
     "MemoryAudit",
     "NoParams",
+    "NoRound",
+    "Offered",
     "Origin",
     "Plan",
     "Policy",
     "RegistryError",
     "Risk",
+    "Router",
+    "Routing",
     "SessionApprovals",
     "Stage",
     "StageEvent",
     "ToolCall",
     "ToolContext",
+    "ToolEnv",
     "ToolError",
     "ToolLoadError",
     "ToolRegistry",

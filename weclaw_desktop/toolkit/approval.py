@@ -1,31 +1,35 @@
 """Approvals: which calls need a person's yes, and the interface the CLI and GUI implement to ask.
 
 The :class:`ApprovalPolicy` maps (origin, risk) to allow / ask / deny. A call that needs asking goes to
-the :class:`ApprovalGate` of its context; "allow for this session" is remembered per session and tool
-action. A request from the phone or a schedule is stricter than one typed at the desktop.
+the :class:`ApprovalGate` passed to ``Dispatcher.dispatch`` (the runtime holds the front end's gate and
+passes it for every turn); "allow for this session" is remembered per session and tool action. A request
+from the phone or a schedule is stricter than one typed at the desktop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from weclaw_desktop.toolkit.base import Origin, Risk
+from weclaw_desktop.toolkit.outcome import ApprovalDecision, DecidedBy
 
 Rule = Literal["allow", "ask", "deny"]
 
-
-class ApprovalDecision(StrEnum):
-    ALLOW_ONCE = "allow_once"
-    ALLOW_SESSION = "allow_session"
-    DENY = "deny"
-
-    @property
-    def allowed(self) -> bool:
-        return self is not ApprovalDecision.DENY
+__all__ = [  # ApprovalDecision and DecidedBy live in outcome.py; re-exported so the approval API is one import
+    "ApprovalDecision",
+    "ApprovalGate",
+    "ApprovalPolicy",
+    "ApprovalRequest",
+    "ApprovalResult",
+    "AutoApprove",
+    "AutoDeny",
+    "DecidedBy",
+    "Rule",
+    "SessionApprovals",
+]
 
 
 @dataclass(frozen=True)
@@ -44,8 +48,13 @@ class ApprovalRequest:
 @dataclass(frozen=True)
 class ApprovalResult:
     decision: ApprovalDecision
-    decided_by: str  # "user", "policy", "session", "remembered", "hook", "no-gate"
+    decided_by: DecidedBy
     note: str = ""
+
+    def __post_init__(self) -> None:
+        # A gate written elsewhere (a plugin) may give the plain values ("user", "deny"): check and type them.
+        object.__setattr__(self, "decision", ApprovalDecision(self.decision))
+        object.__setattr__(self, "decided_by", DecidedBy(self.decided_by))
 
 
 class ApprovalGate(Protocol):
@@ -75,13 +84,16 @@ class ApprovalPolicy(BaseModel):
     )
 
     def rule_for(self, req: ApprovalRequest) -> Rule:
+        return self.decide(req)[0]
+
+    def decide(self, req: ApprovalRequest) -> tuple[Rule, DecidedBy]:
+        """The rule for ``req`` and where it comes from: a tool rule (RULE) or the origin x risk table."""
+        base = self._base(req)
         for key in (req.function, req.tool):
             if key in self.tool_rules:
-                override = self.tool_rules[key]
-                base = self._base(req)
                 # An override can only make a call stricter than a 'deny' from the origin rules.
-                return "deny" if base == "deny" else override
-        return self._base(req)
+                return ("deny", DecidedBy.POLICY) if base == "deny" else (self.tool_rules[key], DecidedBy.RULE)
+        return base, DecidedBy.POLICY
 
     def _base(self, req: ApprovalRequest) -> Rule:
         by_risk = self.rules.get(req.origin.value, _default_rules()["companion"])
@@ -111,11 +123,11 @@ class AutoApprove:
     """A gate that says yes to everything (``weclaw chat --yes``, tests)."""
 
     async def request(self, req: ApprovalRequest) -> ApprovalResult:
-        return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by="auto")
+        return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=DecidedBy.AUTO)
 
 
 class AutoDeny:
     """A gate that says no to everything (``--deny-risky``, unattended runs)."""
 
     async def request(self, req: ApprovalRequest) -> ApprovalResult:
-        return ApprovalResult(ApprovalDecision.DENY, decided_by="auto", note="risky calls are denied")
+        return ApprovalResult(ApprovalDecision.DENY, decided_by=DecidedBy.AUTO, note="risky calls are denied")

@@ -1,4 +1,10 @@
-"""One audit record per tool call. The SQLite sink lives with the history (agent layer)."""
+"""One audit record per tool call, typed like its :class:`CallOutcome`. The SQLite sink lives with the
+history (``agent/audit_sink.py``), which stores each enum as its stable string value ('' for none).
+
+The dispatcher writes the record when the call has ended (:meth:`AuditRecord.of`). The identity fields
+(``trace_id`` .. ``started_at``, ``risk``) are known when the call starts, so a sink can later be given a
+begin/finish pair without changing the record.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from weclaw_desktop.toolkit.base import Origin, Risk, ToolContext, ToolStatus
+from weclaw_desktop.toolkit.outcome import ApprovalDecision, CallOutcome, DecidedBy, ErrorKind
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.audit")
@@ -22,14 +30,41 @@ class AuditRecord(BaseModel):
     tool: str
     action: str
     function: str
-    origin: str
+    origin: Origin
     started_at: float
     duration_ms: float
-    status: str
+    status: ToolStatus
     result_len: int
     error_summary: str = ""
-    approval: str = ""
-    decided_by: str = ""
+    approval: ApprovalDecision | None = None
+    decided_by: DecidedBy | None = None
+    error_kind: ErrorKind | None = None
+    risk: Risk | None = None
+    hook: str = ""  # the before hook that blocked the call (decided_by 'hook')
+
+    @classmethod
+    def of(cls, outcome: CallOutcome, ctx: ToolContext, *, started_at: float, trace_id: str) -> AuditRecord:
+        result = outcome.result
+        return cls(
+            trace_id=trace_id,
+            run_id=ctx.run_id,
+            session_id=ctx.session_id,
+            call_id=outcome.call_id,
+            tool=outcome.tool,
+            action=outcome.action,
+            function=outcome.function,
+            origin=ctx.origin,
+            started_at=started_at,
+            duration_ms=result.duration_ms,
+            status=result.status,
+            result_len=len(result.for_model()),
+            error_summary=summarize_error(result.error) if not result.succeeded else "",
+            approval=outcome.approval,
+            decided_by=outcome.decided_by,
+            error_kind=outcome.error,
+            risk=outcome.risk,
+            hook=outcome.hook,
+        )
 
 
 class AuditSink(Protocol):
@@ -57,10 +92,12 @@ class MemoryAudit:
 class LogAudit:
     async def record(self, rec: AuditRecord) -> None:
         log.info(
-            "call %s %s status=%s %.0fms len=%d %s",
+            "call %s %s status=%s kind=%s by=%s %.0fms len=%d %s",
             rec.call_id,
             rec.function,
             rec.status,
+            rec.error_kind or "-",
+            rec.decided_by or "-",
             rec.duration_ms,
             rec.result_len,
             rec.error_summary,

@@ -24,15 +24,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_type_hints
+from typing import Any, ClassVar, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.toolkit.schema import openai_parameters
-
-if TYPE_CHECKING:
-    from weclaw_desktop.toolkit.approval import ApprovalGate
 
 
 class Risk(StrEnum):
@@ -108,19 +106,20 @@ def _no_progress(fraction: float | None, message: str) -> None:
     return None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ToolContext:
-    """Everything a call knows about where it runs. Built by the agent loop for each call."""
+    """Everything a call knows about where it runs. Built for each call from the :class:`ToolEnv` that the
+    composition root (the runtime, the CLI, a test) made: the folders and the database are never guessed."""
 
+    outputs_dir: Path  # where tools put the files they create
+    data_dir: Path  # the app's data folder
+    db: Database | None  # the shared weclaw.db; None: this caller has none (tools that need it refuse)
+    allowed_roots: list[Path] = field(default_factory=list)  # folders tools may touch; [] = the home folder
     session_id: str = "local"
     run_id: str = "run"
     call_id: str = "call"
     origin: Origin = Origin.CLI
-    outputs_dir: Path = field(default_factory=lambda: Path.cwd())
-    data_dir: Path = field(default_factory=lambda: Path.cwd())
     progress_callback: ProgressCallback = _no_progress
-    approval: ApprovalGate | None = None
-    allowed_roots: list[Path] = field(default_factory=list)  # folders tools may touch; [] = the home folder
     trace_id: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     _last_progress: float = field(default=0.0, repr=False)
@@ -132,6 +131,26 @@ class ToolContext:
             return
         self._last_progress = now
         self.progress_callback(fraction, message)
+
+
+@dataclass(frozen=True)
+class ToolEnv:
+    """Where tools work, decided once by the composition root and copied into every :class:`ToolContext`."""
+
+    outputs_dir: Path
+    data_dir: Path
+    db: Database | None
+    allowed_roots: tuple[Path, ...] = ()
+
+    def context(self, **fields: Any) -> ToolContext:
+        """A context for one call: these folders and database, plus ``fields`` (session_id, origin, ...)."""
+        return ToolContext(
+            outputs_dir=self.outputs_dir,
+            data_dir=self.data_dir,
+            db=self.db,
+            allowed_roots=list(self.allowed_roots),
+            **fields,
+        )
 
 
 ParamsT = TypeVar("ParamsT", bound=BaseModel)

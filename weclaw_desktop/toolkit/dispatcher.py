@@ -1,10 +1,14 @@
 """The dispatcher: one path for every tool call, built-in, plugin or MCP.
 
-function name -> (tool, action) -> availability and policy -> parse JSON arguments -> validate ->
-approval -> before hooks -> execute with the tool's timeout and concurrency limit -> after hooks -> audit.
+function name -> (tool, action) -> offered in this round? -> availability and policy -> parse JSON
+arguments -> validate -> approval -> before hooks -> execute with the tool's timeout and concurrency
+limit -> after hooks -> audit.
 
-Every failure becomes a :class:`ToolResult` whose text tells the model what to do next; the full
-exception goes to the log. Cancellation is recorded in the audit and re-raised.
+:meth:`Dispatcher.dispatch` takes the approval gate and the round's boundary (the :class:`Exposure` the
+model was offered, or :data:`NO_ROUND` for callers that are not the model) as arguments and returns a
+:class:`CallOutcome`: the :class:`ToolResult` whose text tells the model what to do next, plus typed facts
+(error kind, who decided, risk). The full exception goes to the log. Cancellation is recorded in the audit
+and re-raised.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -29,7 +33,7 @@ from weclaw_desktop.toolkit.approval import (
     ApprovalResult,
     SessionApprovals,
 )
-from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink, summarize_error
+from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import (
     BridgeMissingError,
@@ -39,8 +43,10 @@ from weclaw_desktop.toolkit.base import (
     ToolResult,
     ToolStatus,
 )
+from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
+from weclaw_desktop.toolkit.exposure import Exposure, ExposurePlanner, Offered
 from weclaw_desktop.toolkit.hooks import HookCall, Hooks
-from weclaw_desktop.toolkit.planner import diagnose, diagnose_action
+from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind, kind_of_status
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import FunctionRef, ToolLoadError, ToolRegistry
 
@@ -68,6 +74,9 @@ class Stage(StrEnum):
 
 @dataclass(frozen=True)
 class StageEvent:
+    """A step of one call. DENIED comes for every refusal before the tool ran (the gate, the approval
+    policy, a rule, a hook, the round boundary); FINISHED carries the outcome."""
+
     stage: Stage
     call: ToolCall
     ref: FunctionRef | None
@@ -75,22 +84,73 @@ class StageEvent:
     risk: Risk | None = None
     result: ToolResult | None = None
     approval: ApprovalResult | None = None
+    error: ErrorKind | None = None  # DENIED: which refusal
+    outcome: CallOutcome | None = None
 
 
 Observer = Callable[[StageEvent], None]
 
 
 @dataclass
-class _Outcome:
-    """What the pipeline knows so far, for the audit record."""
+class _State:
+    """What the pipeline knows so far about one call."""
 
+    call: ToolCall
+    notify: Observer
     ref: FunctionRef | None = None
+    risk: Risk | None = None
     approval: ApprovalResult | None = None
+    error: ErrorKind | None = None
+    hook: str = ""
+    ran: bool = False
     started: float = field(default_factory=time.time)
     t0: float = field(default_factory=time.perf_counter)
 
+    def fail(self, kind: ErrorKind, message: str, status: ToolStatus = ToolStatus.ERROR) -> ToolResult:
+        self.error = kind
+        return ToolResult.fail(message, status=status)
+
+    def refuse(
+        self,
+        kind: ErrorKind,
+        decided_by: DecidedBy,
+        message: str,
+        *,
+        note: str = "",
+        status: ToolStatus = ToolStatus.DENIED,
+    ) -> ToolResult:
+        """A decision not to run the call (DENIED status: announced as Stage.DENIED)."""
+        self.approval = ApprovalResult(ApprovalDecision.DENY, decided_by=decided_by, note=note)
+        if status is ToolStatus.DENIED:
+            self.notify(
+                StageEvent(Stage.DENIED, self.call, self.ref, risk=self.risk, approval=self.approval, error=kind)
+            )
+        return self.fail(kind, message, status)
+
+    def outcome(self, result: ToolResult) -> CallOutcome:
+        result.duration_ms = round((time.perf_counter() - self.t0) * 1000, 3)
+        kind = None if result.succeeded else self.error or kind_of_status(result.status)
+        ref = self.ref
+        return CallOutcome(
+            call_id=self.call.id,
+            function=self.call.name,
+            result=result,
+            tool=ref.tool if ref else "",
+            action=ref.action if ref else "",
+            risk=self.risk,
+            decided_by=self.approval.decided_by if self.approval else None,
+            approval=self.approval.decision if self.approval else None,
+            error=kind,
+            note=self.approval.note if self.approval else "",
+            hook=self.hook,
+            ran=self.ran,
+        )
+
 
 class Dispatcher:
+    """One pipeline for every call. ``policy``, ``approval_policy`` and ``availability`` are plain
+    attributes, read at each call: assigning them (a settings change) applies to the next call."""
+
     def __init__(
         self,
         registry: ToolRegistry,
@@ -101,7 +161,6 @@ class Dispatcher:
         hooks: Hooks | None = None,
         audit: AuditSink | None = None,
         availability: Callable[[], AvailabilityContext] | None = None,
-        gate: ApprovalGate | None = None,
     ) -> None:
         self.registry = registry
         self.policy = policy or Policy()
@@ -110,7 +169,8 @@ class Dispatcher:
         self.hooks = hooks or Hooks()
         self.audit = audit
         self.availability = availability or AvailabilityContext
-        self.gate = gate
+        #: The one exposure computation, on this dispatcher's policy and availability (the loop, tool_search).
+        self.exposure = ExposurePlanner(registry, policy=lambda: self.policy, availability=lambda: self.availability())
         self._semaphores: dict[str, asyncio.Semaphore] = {}
 
     async def dispatch(
@@ -118,162 +178,213 @@ class Dispatcher:
         call: ToolCall,
         ctx: ToolContext,
         *,
-        callable_functions: Sequence[str] | None = None,
+        gate: ApprovalGate | None,
+        offered: Offered,
         observer: Observer | None = None,
-    ) -> ToolResult:
-        """Run one call through the whole pipeline. Never raises except for cancellation."""
-        notify = observer or (lambda event: None)
-        state = _Outcome()
-        try:
-            result = await self._pipeline(call, ctx, state, callable_functions, notify)
-        except asyncio.CancelledError:
-            result = ToolResult.fail("The call was cancelled by the user.", status=ToolStatus.CANCELLED)
-            self._finish(result, state)
-            await self._audit(call, ctx, state, result)
-            notify(StageEvent(Stage.FINISHED, call, state.ref, result=result))
-            raise
-        self._finish(result, state)
-        await self._audit(call, ctx, state, result)
-        notify(StageEvent(Stage.FINISHED, call, state.ref, result=result))
-        return result
+    ) -> CallOutcome:
+        """Run one call through the whole pipeline. Never raises except for cancellation.
 
-    @staticmethod
-    def _finish(result: ToolResult, state: _Outcome) -> None:
-        result.duration_ms = round((time.perf_counter() - state.t0) * 1000, 3)
+        ``gate`` asks a person when a call needs approval (None: no one can be asked, so such calls are
+        denied). ``offered`` is the round's boundary: the :class:`Exposure` the model was offered, whose
+        other functions are refused, or ``NO_ROUND`` for a caller that is not the model.
+        """
+        state = _State(call, observer or (lambda event: None))
+        try:
+            result = await self._pipeline(call, ctx, state, gate, offered)
+        except asyncio.CancelledError:
+            state.error = ErrorKind.CANCELLED
+            outcome = state.outcome(ToolResult.fail("The call was cancelled by the user.", status=ToolStatus.CANCELLED))
+            await self._finish(outcome, ctx, state)
+            raise
+        except Exception as exc:  # a bug in the pipeline or a hook that raised: this call fails, the turn goes on
+            log.exception("dispatch of %s failed", call.name)
+            result = state.fail(
+                ErrorKind.INTERNAL if not state.hook else ErrorKind.HOOK_FAILED,
+                f"{call.name} could not be run because of an internal error ({type(exc).__name__}). "
+                "Tell the user; do not retry the same call.",
+            )
+        outcome = state.outcome(result)
+        await self._finish(outcome, ctx, state)
+        return outcome
+
+    async def _finish(self, outcome: CallOutcome, ctx: ToolContext, state: _State) -> None:
+        await self._audit(outcome, ctx, state.started)
+        state.notify(StageEvent(Stage.FINISHED, state.call, state.ref, result=outcome.result, outcome=outcome))
 
     async def _pipeline(
-        self,
-        call: ToolCall,
-        ctx: ToolContext,
-        state: _Outcome,
-        callable_functions: Sequence[str] | None,
-        notify: Observer,
+        self, call: ToolCall, ctx: ToolContext, state: _State, gate: ApprovalGate | None, offered: Offered
     ) -> ToolResult:
         ref = self.registry.resolve(call.name)
         if ref is None:
-            return self._unknown_function(call.name, callable_functions)
+            return state.fail(ErrorKind.UNKNOWN_FUNCTION, self._unknown_function(call.name, offered))
         state.ref = ref
+        state.risk = self.registry.risk_of(ref.tool, ref.action)  # tools.json's (the module may not be loaded)
 
-        availability = self._availability()
-        problems = diagnose(self.registry, self.policy, availability, ref.tool) or diagnose_action(
-            self.registry, availability, ref.tool, ref.action
-        )
+        if not offered.offers(call.name):
+            assert isinstance(offered, Exposure)
+            return self._not_offered(call.name, ref, offered, state)
+
+        problems = self.exposure.diagnose(ref.tool, ref.action)
         if problems:
-            status = ToolStatus.DENIED if problems[0].code.value.startswith("disabled-") else ToolStatus.ERROR
-            reasons = " ".join(str(p) for p in problems)
-            return ToolResult.fail(
-                f"{call.name} is not available right now: {reasons} "
-                "Do not call it again in this conversation; tell the user what is needed.",
-                status=status,
-            )
+            return self._unavailable(call.name, problems, state)
 
         try:
             action_def = self.registry.action_def(ref.tool, ref.action)
         except ToolLoadError as exc:
             log.error("cannot load %s: %s", ref.tool, exc)
-            return ToolResult.fail(f"{call.name} is broken on this installation ({exc}). Use another tool.")
+            return state.fail(
+                ErrorKind.LOAD_FAILED, f"{call.name} is broken on this installation ({exc}). Use another tool."
+            )
+
+        state.risk = self.registry.risk_of(ref.tool, ref.action)  # loaded now: the action's own risk counts too
 
         parsed = _parse_arguments(call.arguments)
         if isinstance(parsed, str):
-            return ToolResult.fail(
+            return state.fail(
+                ErrorKind.INVALID_JSON,
                 f"The arguments of {call.name} are not valid JSON ({parsed}). "
-                "Send one JSON object that matches the function's parameters and call again."
+                "Send one JSON object that matches the function's parameters and call again.",
             )
         params = _validate(action_def.params, parsed)
         if isinstance(params, list):
-            return _invalid(call.name, params)
+            return state.fail(ErrorKind.INVALID_ARGUMENTS, _invalid(call.name, params))
 
-        risk = self.registry.risk_of(ref.tool, ref.action)
         request = ApprovalRequest(
             tool=ref.tool,
             action=ref.action,
             function=call.name,
             arguments=parsed,
-            risk=risk,
+            risk=state.risk,
             origin=ctx.origin,
             session_id=ctx.session_id,
             call_id=call.id,
         )
-        approval = await self._approve(request, ctx, call, ref, notify, forced_reason=None)
-        state.approval = approval
+        approval = await self._approve(request, ctx, gate, state, forced_reason=None)
         if not approval.decision.allowed:
-            return _denied(call.name, approval)
+            return self._denied(call.name, approval, state)
 
-        hook_call = HookCall(ref.tool, ref.action, call.name, parsed, risk, ctx)
+        hook_call = HookCall(ref.tool, ref.action, call.name, parsed, state.risk, ctx)
         for hook_name, before in self.hooks.before_for(call.name):
-            outcome = await before(hook_call)
-            if outcome is None:
+            state.hook = hook_name  # a hook that raises is reported as hook-failed
+            hooked = await before(hook_call)
+            state.hook = ""
+            if hooked is None:
                 continue
-            if outcome.block is not None:
-                state.approval = ApprovalResult(ApprovalDecision.DENY, decided_by=f"hook:{hook_name}")
-                return ToolResult.fail(outcome.block, status=ToolStatus.DENIED)
-            if outcome.arguments is not None:
-                rewritten = _validate(action_def.params, outcome.arguments)
+            if hooked.block is not None:
+                state.hook = hook_name
+                return state.refuse(ErrorKind.DENIED, DecidedBy.HOOK, hooked.block, note=hooked.block)
+            if hooked.arguments is not None:
+                rewritten = _validate(action_def.params, hooked.arguments)
                 if isinstance(rewritten, list):
-                    return ToolResult.fail(f"Hook '{hook_name}' produced invalid arguments: {'; '.join(rewritten)}")
+                    state.hook = hook_name
+                    return state.fail(
+                        ErrorKind.HOOK_FAILED, f"Hook '{hook_name}' produced invalid arguments: {'; '.join(rewritten)}"
+                    )
                 params = rewritten
-                hook_call.arguments = dict(outcome.arguments)
-            if outcome.require_approval is not None and approval.decided_by != "user":
-                approval = await self._approve(request, ctx, call, ref, notify, forced_reason=outcome.require_approval)
-                state.approval = approval
+                hook_call.arguments = dict(hooked.arguments)
+            if hooked.require_approval is not None and approval.decided_by is not DecidedBy.USER:
+                approval = await self._approve(request, ctx, gate, state, forced_reason=hooked.require_approval)
                 if not approval.decision.allowed:
-                    return _denied(call.name, approval)
+                    return self._denied(call.name, approval, state)
 
-        notify(StageEvent(Stage.STARTED, call, ref, arguments=hook_call.arguments, risk=risk))
-        result = await self._execute(ref, params, ctx, call.name)
+        state.notify(StageEvent(Stage.STARTED, call, ref, arguments=hook_call.arguments, risk=state.risk))
+        state.ran = True
+        result = await self._execute(ref, params, ctx, call.name, state)
 
         for hook_name, after in self.hooks.after_for(call.name):
+            state.hook = hook_name
             replaced = await after(hook_call, result)
+            state.hook = ""
             if replaced is not None:
                 if not isinstance(replaced, ToolResult):
                     raise TypeError(f"after hook {hook_name} returned {type(replaced).__name__}")
                 result = replaced
+                state.error = None  # the hook's result speaks for itself (its status gives the kind)
         return result
-
-    def _availability(self) -> AvailabilityContext:
-        from dataclasses import replace
-
-        base = self.availability()
-        return replace(
-            base,
-            bridges=base.bridges | self.registry.bridge_names(),
-            tool_config=self.registry.config_view,
-        )
 
     async def _approve(
         self,
         request: ApprovalRequest,
         ctx: ToolContext,
-        call: ToolCall,
-        ref: FunctionRef,
-        notify: Observer,
+        gate: ApprovalGate | None,
+        state: _State,
         *,
         forced_reason: str | None,
     ) -> ApprovalResult:
+        call, ref, notify = state.call, state.ref, state.notify
+        result: ApprovalResult | None = None
         if forced_reason is None:
-            rule = self.approval_policy.rule_for(request)
+            rule, source = self.approval_policy.decide(request)
             if rule == "deny":
-                return ApprovalResult(ApprovalDecision.DENY, decided_by="policy", note="denied by policy")
-            if rule == "allow":
-                return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by="policy")
-            if call.name in self.approval_policy.remembered:
-                return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by="remembered")
-            if self.session_approvals.is_allowed(ctx.session_id, call.name):
-                return ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by="session")
+                result = ApprovalResult(ApprovalDecision.DENY, decided_by=source, note="denied by policy")
+            elif rule == "allow":
+                result = ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=source)
+            elif call.name in self.approval_policy.remembered:
+                result = ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=DecidedBy.REMEMBERED)
+            elif self.session_approvals.is_allowed(ctx.session_id, call.name):
+                result = ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=DecidedBy.SESSION)
         else:
             request = ApprovalRequest(**{**request.__dict__, "reason": forced_reason})
-        gate = ctx.approval or self.gate
-        if gate is None:
-            return ApprovalResult(ApprovalDecision.DENY, decided_by="no-gate", note="no one is there to approve it")
-        notify(StageEvent(Stage.AWAITING_APPROVAL, call, ref, arguments=request.arguments, risk=request.risk))
-        result = await gate.request(request)
-        if result.decision is ApprovalDecision.ALLOW_SESSION:
-            self.session_approvals.remember(ctx.session_id, call.name)
-        stage = Stage.APPROVED if result.decision.allowed else Stage.DENIED
-        notify(StageEvent(stage, call, ref, arguments=request.arguments, risk=request.risk, approval=result))
+        if result is None and gate is None:
+            result = ApprovalResult(
+                ApprovalDecision.DENY, decided_by=DecidedBy.NO_GATE, note="no one is there to approve it"
+            )
+        if result is None:
+            assert gate is not None
+            notify(StageEvent(Stage.AWAITING_APPROVAL, call, ref, arguments=request.arguments, risk=request.risk))
+            result = await gate.request(request)
+            if result.decision is ApprovalDecision.ALLOW_SESSION:
+                self.session_approvals.remember(ctx.session_id, call.name)
+            if result.decision.allowed:
+                notify(
+                    StageEvent(
+                        Stage.APPROVED, call, ref, arguments=request.arguments, risk=request.risk, approval=result
+                    )
+                )
+        state.approval = result
         return result
 
-    async def _execute(self, ref: FunctionRef, params: BaseModel, ctx: ToolContext, fn: str) -> ToolResult:
+    def _denied(self, name: str, approval: ApprovalResult, state: _State) -> ToolResult:
+        if approval.decided_by is DecidedBy.NO_GATE:
+            why = f"{name} needs approval, but no one is there to approve it."
+        else:
+            who = _DECIDERS.get(approval.decided_by, approval.decided_by.value)
+            note = f" ({approval.note})" if approval.note else ""
+            why = f"{who} did not allow {name}{note}."
+        text = f"{why} Do not retry the same call; ask the user how to proceed."
+        return state.refuse(ErrorKind.DENIED, approval.decided_by, text, note=approval.note)
+
+    def _unavailable(self, name: str, problems: list[Diagnostic] | tuple[Diagnostic, ...], state: _State) -> ToolResult:
+        reasons = " ".join(str(p) for p in problems)
+        text = (
+            f"{name} is not available right now: {reasons} "
+            "Do not call it again in this conversation; tell the user what is needed."
+        )
+        if problems[0].code is Code.CIRCUIT_OPEN:
+            return state.refuse(
+                ErrorKind.CIRCUIT_OPEN, DecidedBy.CIRCUIT, f"{name} was not run: {problems[0]}", status=ToolStatus.ERROR
+            )
+        if problems[0].code.value.startswith("disabled-"):
+            return state.refuse(ErrorKind.DISABLED, DecidedBy.POLICY, text, note=problems[0].message)
+        return state.fail(ErrorKind.UNAVAILABLE, text)
+
+    def _not_offered(self, name: str, ref: FunctionRef, offered: Exposure, state: _State) -> ToolResult:
+        """The model named a function it was not offered: refuse, saying why (and how to get it)."""
+        hidden = offered.why_hidden(ref.tool, name)
+        if hidden:
+            return self._unavailable(name, hidden, state)
+        finders = [f for t in offered.tools if self.registry.spec(t).always_on for f in self.registry.functions_of(t)]
+        how = (
+            f"Call {finders[0]} with a few words about the need; the tools it finds can be called from your next step."
+            if finders
+            else "Use the functions you were given, or answer without a tool."
+        )
+        text = f"{name} exists but was not offered in this step, so it was not run. {how}"
+        return state.refuse(ErrorKind.NOT_OFFERED, DecidedBy.EXPOSURE, text)
+
+    async def _execute(
+        self, ref: FunctionRef, params: BaseModel, ctx: ToolContext, fn: str, state: _State
+    ) -> ToolResult:
         spec = self.registry.spec(ref.tool)
         sem = self._semaphores.setdefault(ref.tool, asyncio.Semaphore(spec.concurrency))
         tool = self.registry.get(ref.tool)
@@ -282,63 +393,77 @@ class Dispatcher:
                 async with asyncio.timeout(spec.timeout_s):
                     result = await tool.execute(ref.action, params, ctx)
             except TimeoutError:
-                return ToolResult.fail(
+                return state.fail(
+                    ErrorKind.TIMEOUT,
                     f"{fn} did not finish within {spec.timeout_s:g} s and was stopped. "
                     "Try a smaller task or tell the user it takes too long.",
-                    status=ToolStatus.TIMEOUT,
+                    ToolStatus.TIMEOUT,
                 )
             except ToolError as exc:
-                return ToolResult.fail(str(exc))
+                return state.fail(ErrorKind.TOOL_ERROR, str(exc))
             except BridgeMissingError as exc:
-                return ToolResult.fail(str(exc))
+                return state.fail(ErrorKind.UNAVAILABLE, str(exc))
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 log.exception("tool %s raised", fn)
-                return ToolResult.fail(
+                return state.fail(
+                    ErrorKind.TOOL_CRASHED,
                     f"{fn} failed: {type(exc).__name__}: {exc}. "
-                    "Check the arguments, try a different approach, or tell the user."
+                    "Check the arguments, try a different approach, or tell the user.",
                 )
         if not isinstance(result, ToolResult):
             log.error("tool %s returned %r instead of a ToolResult", fn, type(result))
-            return ToolResult.fail(f"{fn} returned an invalid result (a bug in the tool).")
+            return state.fail(ErrorKind.TOOL_CRASHED, f"{fn} returned an invalid result (a bug in the tool).")
         return result
 
-    def _unknown_function(self, name: str, callable_functions: Sequence[str] | None) -> ToolResult:
-        names = list(callable_functions) if callable_functions is not None else self.registry.all_functions()
+    def _unknown_function(self, name: str, offered: Offered) -> str:
+        names = list(offered.functions) if isinstance(offered, Exposure) else self.registry.all_functions()
         listed = ", ".join(names[:MAX_LISTED_NAMES]) + (" …" if len(names) > MAX_LISTED_NAMES else "")
-        return ToolResult.fail(
+        return (
             f"There is no function named '{name}'. You can call: {listed or 'no functions'}. "
             "If none fits, call tool_search_find to look for a tool, or answer without one."
         )
 
-    async def _audit(self, call: ToolCall, ctx: ToolContext, state: _Outcome, result: ToolResult) -> None:
+    async def refuse(
+        self,
+        call: ToolCall,
+        ctx: ToolContext,
+        *,
+        decided_by: DecidedBy,
+        error: ErrorKind,
+        message: str,
+        status: ToolStatus = ToolStatus.CANCELLED,
+    ) -> CallOutcome:
+        """A call the agent loop itself stops before dispatching it (the loop guard): the same outcome type
+        and the same audit row as any other call."""
+        state = _State(call, lambda event: None)
+        state.ref = self.registry.resolve(call.name)
+        if state.ref is not None:
+            state.risk = self.registry.risk_of(state.ref.tool, state.ref.action)
+        state.approval = ApprovalResult(ApprovalDecision.DENY, decided_by=decided_by)
+        outcome = state.outcome(state.fail(error, message, status))
+        await self._audit(outcome, ctx, state.started)
+        return outcome
+
+    async def _audit(self, outcome: CallOutcome, ctx: ToolContext, started: float) -> None:
         if self.audit is None:
             return
-        ref = state.ref
-        rec = AuditRecord(
-            trace_id=ctx.trace_id or uuid.uuid4().hex[:16],
-            run_id=ctx.run_id,
-            session_id=ctx.session_id,
-            call_id=call.id,
-            tool=ref.tool if ref else "",
-            action=ref.action if ref else "",
-            function=call.name,
-            origin=ctx.origin.value,
-            started_at=state.started,
-            duration_ms=result.duration_ms,
-            status=result.status.value,
-            result_len=len(result.for_model()),
-            error_summary=summarize_error(result.error) if not result.succeeded else "",
-            approval=state.approval.decision.value if state.approval else "",
-            decided_by=state.approval.decided_by if state.approval else "",
-        )
+        rec = AuditRecord.of(outcome, ctx, started_at=started, trace_id=ctx.trace_id or uuid.uuid4().hex[:16])
         try:
             await self.audit.record(rec)
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("audit record failed for %s", call.id)
+            log.exception("audit record failed for %s", outcome.call_id)
+
+
+_DECIDERS = {
+    DecidedBy.USER: "The user",
+    DecidedBy.POLICY: "The approval policy",
+    DecidedBy.RULE: "An approval rule",
+    DecidedBy.AUTO: "The automatic approval setting",
+}
 
 
 def _parse_arguments(raw: str | None) -> dict[str, Any] | str:
@@ -380,16 +505,6 @@ def _validate(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel | 
     return errors or params
 
 
-def _invalid(name: str, errors: list[str]) -> ToolResult:
+def _invalid(name: str, errors: list[str]) -> str:
     listed = "\n".join(f"- {e}" for e in errors)
-    return ToolResult.fail(f"Invalid arguments for {name}:\n{listed}\nFix the arguments and call again.")
-
-
-def _denied(name: str, approval: ApprovalResult) -> ToolResult:
-    if approval.decided_by == "no-gate":
-        why = f"{name} needs approval, but no one is there to approve it."
-    else:
-        who = {"user": "The user", "policy": "The approval policy"}.get(approval.decided_by, approval.decided_by)
-        note = f" ({approval.note})" if approval.note else ""
-        why = f"{who} did not allow {name}{note}."
-    return ToolResult.fail(f"{why} Do not retry the same call; ask the user how to proceed.", status=ToolStatus.DENIED)
+    return f"Invalid arguments for {name}:\n{listed}\nFix the arguments and call again."

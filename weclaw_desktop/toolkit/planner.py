@@ -103,6 +103,12 @@ def diagnose_action(registry: ToolRegistry, ctx: AvailabilityContext, tool: str,
     return evaluate(req, tool, ctx) if req is not None else []
 
 
+def effective_context(registry: ToolRegistry, ctx: AvailabilityContext | None = None) -> AvailabilityContext:
+    """``ctx`` with the registry's injected bridges added and its effective tool configs."""
+    base = ctx or AvailabilityContext()
+    return replace(base, bridges=base.bridges | registry.bridge_names(), tool_config=registry.config_view)
+
+
 def plan(
     registry: ToolRegistry,
     policy: Policy,
@@ -113,9 +119,10 @@ def plan(
     """Split ``tools`` (default: every declared tool) into visible and hidden with diagnostics.
 
     ``ctx.bridges`` is taken from the registry, and ``ctx.tool_config`` from its effective configs.
+    This is the first step of the one exposure computation (``toolkit/exposure.py``); callers that want
+    "what can be offered now" use :class:`~weclaw_desktop.toolkit.exposure.ExposurePlanner`.
     """
-    base = ctx or AvailabilityContext()
-    ctx = replace(base, bridges=base.bridges | registry.bridge_names(), tool_config=registry.config_view)
+    ctx = effective_context(registry, ctx)
     result = Plan()
     names = registry.tool_names(include_disabled=True) if tools is None else list(tools)
     check = policy.compiled(registry.manifest.profiles)

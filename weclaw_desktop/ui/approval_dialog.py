@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from weclaw_desktop.i18n import has, pick, tr
-from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult
+from weclaw_desktop.toolkit.approval import ApprovalDecision, ApprovalRequest, ApprovalResult, DecidedBy
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.arguments import readable_arguments
@@ -185,4 +185,4 @@ class QtApprovalGate:
             if dialog in self.open_dialogs:
                 self.open_dialogs.remove(dialog)
         note = "" if decision.allowed else "the user said no"
-        return ApprovalResult(decision, decided_by="user", note=note)
+        return ApprovalResult(decision, decided_by=DecidedBy.USER, note=note)

@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         }
 
     def attach_runtime(self, runtime: AgentRuntime) -> None:
-        runtime.gate = self.gate
+        """Show and drive ``runtime`` (the composition root gave it this window's gate at creation)."""
         self.controller.attach(runtime)
         self._update_stack()
 

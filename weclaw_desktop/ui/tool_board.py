@@ -1,7 +1,8 @@
 """What the tool panel shows, without widgets: each tool's state and each call's live status.
 
-State of a tool, strongest first: ``off`` (the user's switch), ``hidden`` (the planner's diagnostics),
-``exposed`` (offered to the model for the current request), ``available``. Calls are tracked by the
+State of a tool, strongest first: ``off`` (the user's switch), ``hidden`` (the diagnostics of the exposure
+computation, ``toolkit/exposure.py``), ``exposed`` (offered to the model for the current request, from
+the round's ``RoundStarted``), ``available``. Calls are tracked by the
 ``call_id`` of the typed turn events, so parallel calls of one tool are kept apart.
 """
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
-from weclaw_desktop.toolkit.planner import plan
+from weclaw_desktop.toolkit.exposure import ExposurePlanner
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -69,8 +70,7 @@ class ToolBoard:
         availability: Callable[[], AvailabilityContext] = AvailabilityContext,
     ) -> None:
         self.registry = registry
-        self._policy = policy
-        self._availability = availability
+        self._exposure = ExposurePlanner(registry, policy=policy, availability=availability)
         self.exposed: set[str] = set()
         self.calls: dict[str, CallInfo] = {}
         self.order: list[str] = []  # call ids, oldest first
@@ -90,11 +90,11 @@ class ToolBoard:
     # --- tool states ----------------------------------------------------------------------------
     def refresh(self) -> None:
         """Recompute which tools are available (after injection, a settings change, a switch)."""
-        result = plan(self.registry, self._policy(), self._availability())
+        result = self._exposure.compute()
         rows: dict[str, ToolRow] = {}
         for name in self.registry.tool_names(include_disabled=True):
             old = self.rows.get(name)
-            diagnostics = result.hidden.get(name, [])
+            diagnostics = result.hidden.get(name, ())
             if any(d.code is Code.DISABLED_BY_USER for d in diagnostics):
                 state = "off"
             elif diagnostics:

@@ -5,21 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from toolrun import tool_context
 
-from weclaw_desktop.paths import app_paths
-from weclaw_desktop.toolkit.base import ToolContext
-from weclaw_desktop.tools._db import forget_database, tool_database
+from weclaw_desktop.toolkit.base import ToolContext, ToolError
+from weclaw_desktop.tools._db import forget_database, shared_database, tool_database
 
 
-def test_tool_database_never_lands_in_the_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tool_database_is_the_injected_one_and_never_guessed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A context must name its folders (no working-directory default); a tool uses the injected database,
+    and with none it refuses clearly instead of opening a weclaw.db somewhere."""
     monkeypatch.chdir(tmp_path)
-    db = tool_database(ToolContext())  # data_dir left at its default (the cwd)
+    with pytest.raises(TypeError):
+        ToolContext()  # type: ignore[call-arg]
+    with pytest.raises(ToolError, match="app's database"):
+        tool_database(tool_context())
+    injected = shared_database(tmp_path / "elsewhere" / "weclaw.db")
     try:
-        assert db.path == app_paths().database
+        assert tool_database(tool_context(db=injected)) is injected
     finally:
-        forget_database(db.path)
-    explicit = tool_database(ToolContext(data_dir=tmp_path / "elsewhere"))
-    try:
-        assert explicit.path == (tmp_path / "elsewhere" / "weclaw.db").resolve()
-    finally:
-        forget_database(explicit.path)
+        forget_database(injected.path)
+    assert not (tmp_path / "weclaw.db").exists()

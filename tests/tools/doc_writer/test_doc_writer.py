@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from docx import Document
 from docx.oxml.ns import qn
+from toolrun import direct
 
-from weclaw_desktop.toolkit import AvailabilityContext, Dispatcher, ToolCall, ToolStatus
+from weclaw_desktop.toolkit import AvailabilityContext, Dispatcher, ErrorKind, ToolCall, ToolStatus
 from weclaw_desktop.toolkit.planner import plan
 from weclaw_desktop.toolkit.policy import Policy
 
@@ -132,10 +133,13 @@ async def test_docx_bad_inputs(run, home: Path) -> None:
 async def test_docx_hidden_with_diagnostic_without_python_docx(run) -> None:
     missing = AvailabilityContext(module_available=lambda name: name != "docx")
     dispatcher = Dispatcher(run.registry, availability=lambda: missing)
-    res = await dispatcher.dispatch(ToolCall("c1", "doc_writer_docx", '{"content": "x"}'), run.ctx)
-    assert res.status is ToolStatus.ERROR and "python-docx" in res.output
-    md = await dispatcher.dispatch(ToolCall("c2", "doc_writer_markdown", '{"content": "x"}'), run.ctx)
+    out = await direct(dispatcher, ToolCall("c1", "doc_writer_docx", '{"content": "x"}'), run.ctx)
+    res = out.result
+    assert res.status is ToolStatus.ERROR and "python-docx" in res.output and out.error is ErrorKind.UNAVAILABLE
+    md = await direct(dispatcher, ToolCall("c2", "doc_writer_markdown", '{"content": "x"}'), run.ctx)
     assert md.succeeded
+    offered = dispatcher.exposure.compute()  # a model round would not offer the hidden function at all
+    assert "doc_writer_markdown" in offered.functions and "doc_writer_docx" not in offered.functions
     planned = plan(run.registry, Policy(), missing, tools=["doc_writer"])
     assert planned.visible == ["doc_writer"]
     assert list(planned.hidden_functions) == ["doc_writer_docx"]

@@ -23,7 +23,7 @@ def test_relative_and_tilde_paths_are_in_home(ctx: ToolContext, home: Path) -> N
 def test_relative_paths_use_first_root_when_home_is_not_allowed(tmp_path: Path, home: Path) -> None:
     other = tmp_path / "work"
     other.mkdir()
-    ctx = ToolContext(outputs_dir=tmp_path / "out", allowed_roots=[other])
+    ctx = ToolContext(outputs_dir=tmp_path / "out", data_dir=tmp_path / "data", db=None, allowed_roots=[other])
     assert resolve_user_path("x.txt", ctx) == other.resolve() / "x.txt"
     with pytest.raises(ToolError, match="outside the folders"):
         resolve_user_path(str(home / "x.txt"), ctx)
@@ -86,7 +86,7 @@ def test_symlink_into_denied_folder_refused(ctx: ToolContext, home: Path) -> Non
 
 def test_weclaw_database_and_config_denied(ctx: ToolContext, home: Path, tmp_path: Path) -> None:
     paths = app_paths()
-    wide = ToolContext(outputs_dir=tmp_path / "out", allowed_roots=[tmp_path])
+    wide = ToolContext(outputs_dir=tmp_path / "out", data_dir=tmp_path / "data", db=None, allowed_roots=[tmp_path])
     for target in (paths.database, paths.config / "settings.json", Path(str(paths.database) + "-wal")):
         with pytest.raises(ToolError, match="refused"):
             resolve_user_path(str(target), wide)
