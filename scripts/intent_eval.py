@@ -61,21 +61,24 @@ def all_enabled(manifest: Manifest) -> Manifest:
 
 
 def in_process_router(engine: IntentEngine) -> Router:
-    """Routes as the agent loop does: the exposer's first round, the route made with the conversation's
-    context (the engine decides what an earlier turn carries over, so no blanket "sticky" tools)."""
+    """Routes as the agent loop does: the exposer's first round for a ``TurnRequest`` that carries the
+    conversation (the route decides what an earlier turn carries over, so no blanket "sticky" tools)."""
+    from weclaw_desktop.intent.api import TurnRequest
     from weclaw_desktop.intent.conversation import Conversation
-    from weclaw_desktop.intent.exposure import ProgressiveTurn
+    from weclaw_desktop.intent.exposure import ProgressiveExposer
     from weclaw_desktop.toolkit.registry import ToolRegistry
 
     registry = ToolRegistry(engine.manifest)
+    exposer = ProgressiveExposer(registry, engine)
     visible = registry.tool_names()
-    always = [t for t in visible if registry.spec(t).always_on]
+    always = {t for t in visible if registry.spec(t).always_on}
 
     def route(item: dict[str, Any]) -> tuple[set[str], str]:
         history = item.get("history")
         context = Conversation.from_labels(history) if history else None
-        r = engine.route(item["text"], visible, context=context)
-        exposure = ProgressiveTurn(registry, engine, r, [], always).for_round(visible)
+        turn = exposer.start_turn(TurnRequest(item["text"], conversation=context))
+        exposure = turn.for_round(visible)
+        r = turn.route
         got = ", ".join(f"{s.name}:{s.score:.2f}" for s in r.candidates[:4])
         got += f" forms={r.forms}" + (f" carried={r.carried}" if r.carried else "")
         return {t for t in exposure.tools if t not in always}, got
@@ -127,7 +130,7 @@ def evaluate(
         for tag in tags:
             per_tag[f"{tag}_{'none' if none else 'tools'}"].append(float(ok))
         if show_misses and not ok:
-            ctx = " (after %d turns)" % len(it["history"]) if it.get("history") else ""
+            ctx = f" (after {len(it['history'])} turns)" if it.get("history") else ""
             print(
                 f"  MISS {it['id']} {it['kind']:<10}{ctx} {it['text']!r}\n"
                 f"       want {it['expect']} got {sorted(exposed)} [{got}]"

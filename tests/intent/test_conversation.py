@@ -11,7 +11,10 @@ from weclaw_desktop.toolkit.manifest import Manifest
 
 CODE = Turn("write a python function for fibonacci", "```python\ndef fib(n):\n    return n\n```")
 SHELL = Turn("show me a one-liner", "```bash\nfind . -name '*.py' | xargs wc -l\n```")
-DRAFT = Turn("draft a mail to my landlord", "Subject: Heating\n\nHi Mr. Lee,\n\nThe heating is broken since Monday.\n\nBest,\nSam")
+DRAFT = Turn(
+    "draft a mail to my landlord",
+    "Subject: Heating\n\nHi Mr. Lee,\n\nThe heating is broken since Monday.\n\nBest,\nSam",
+)
 DOCX = Turn("make a word doc of the notes", "Saved to ~/outputs/notes.docx", ("doc_writer",), ("~/outputs/notes.docx",))
 
 

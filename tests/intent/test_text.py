@@ -92,7 +92,14 @@ def test_chat_shorthand_reads_as_the_word_it_stands_for() -> None:
 
 def test_every_quote_style_is_payload_even_right_after_chinese_text() -> None:
     """「」『』“”‘’《》 and ASCII quotes, with no space before them, and apostrophes inside a quote."""
-    for text in ("把“发邮件”加到待办", "把「发邮件」加到待办", "把『发邮件』加到待办", "把‘发邮件’加到待办", "把'发邮件'加到待办", "读《邮件礼仪》"):
+    for text in (
+        "把“发邮件”加到待办",
+        "把「发邮件」加到待办",
+        "把『发邮件』加到待办",
+        "把‘发邮件’加到待办",
+        "把'发邮件'加到待办",
+        "读《邮件礼仪》",
+    ):
         p = prepare(text)
         assert "邮" not in p.units, text
         assert "‹quote›" in p.units

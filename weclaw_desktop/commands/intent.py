@@ -19,9 +19,10 @@ import sys
 from typing import Any, TextIO
 
 from weclaw_desktop.commands.common import manifest_or_exit
+from weclaw_desktop.intent.api import TurnRequest
 from weclaw_desktop.intent.conversation import Conversation, Turn
 from weclaw_desktop.intent.engine import IntentEngine
-from weclaw_desktop.intent.exposure import ProgressiveExposer, ProgressiveTurn
+from weclaw_desktop.intent.exposure import ProgressiveExposer
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 
@@ -50,14 +51,8 @@ class _Router:
         self.always = {t for t in self.visible if registry.spec(t).always_on}
 
     def route(self, text: str, *, detail: bool = True, context: Conversation | None = None) -> dict[str, Any]:
-        if context is None:
-            turn = self.exposer.start_turn(text)
-            route = turn.route
-        else:
-            # with the conversation, the route itself says what an earlier turn carries over
-            route = self.exposer.engine.route(text, self.visible, context=context)
-            always = [t for t in self.visible if t in self.always]
-            turn = ProgressiveTurn(self.registry, self.exposer.engine, route, [], always)
+        turn = self.exposer.start_turn(TurnRequest(text, conversation=context))
+        route = turn.route
         exposure = turn.for_round(self.visible)
         out: dict[str, Any] = {
             "tier": exposure.tier,
@@ -139,11 +134,14 @@ def _context(history: Any) -> Conversation | None:
     if history is None:
         return None
     if not isinstance(history, list) or not all(
-        isinstance(h, dict) and isinstance(h.get("user", ""), str) and isinstance(h.get("assistant", ""), str)
-        and isinstance(h.get("tools", []), list) and all(isinstance(t, str) for t in h.get("tools", []))
+        isinstance(h, dict)
+        and isinstance(h.get("user", ""), str)
+        and isinstance(h.get("assistant", ""), str)
+        and isinstance(h.get("tools", []), list)
+        and all(isinstance(t, str) for t in h.get("tools", []))
         for h in history
     ):
-        raise TypeError("'history' must be a list of {\"user\": str, \"assistant\": str, \"tools\": [str]}")
+        raise TypeError('\'history\' must be a list of {"user": str, "assistant": str, "tools": [str]}')
     return Conversation.from_labels(history)
 
 

@@ -158,37 +158,240 @@ def add_cues(matcher: KeywordMatcher) -> None:
 # Words a clause may be made of and still be only thanks, a greeting or an acknowledgement ("thanks, that
 # worked", "好的谢谢", "perfect"): such a turn needs nothing, not even the previous turn's tools.
 # Subjects before a writing verb make it a statement ("we brainstormed it once"), not a request.
-SUBJECTS = frozenset("i we you they he she 我们 他们 她们".split())
+SUBJECTS = frozenset(["i", "we", "you", "they", "he", "she", "我们", "他们", "她们"])
 SOCIAL_EN = frozenset(
-    "thanks thank thx ty tysm cheers perfect great awesome cool nice ok okay k got it good fine that's that s all "
-    "no yes yep yeah sure bye goodbye night much so very lot a worked works working appreciate appreciated done "
-    "lovely excellent wonderful amazing sweet alright right hi hello hey morning brilliant super you for "
-    "your help the is was it's thats looks work job well wow haha lol oh ah great! noted understood "
-    "gotcha kk np problem".split()
+    [
+        "thanks",
+        "thank",
+        "thx",
+        "ty",
+        "tysm",
+        "cheers",
+        "perfect",
+        "great",
+        "awesome",
+        "cool",
+        "nice",
+        "ok",
+        "okay",
+        "k",
+        "got",
+        "it",
+        "good",
+        "fine",
+        "that's",
+        "that",
+        "s",
+        "all",
+        "no",
+        "yes",
+        "yep",
+        "yeah",
+        "sure",
+        "bye",
+        "goodbye",
+        "night",
+        "much",
+        "so",
+        "very",
+        "lot",
+        "a",
+        "worked",
+        "works",
+        "working",
+        "appreciate",
+        "appreciated",
+        "done",
+        "lovely",
+        "excellent",
+        "wonderful",
+        "amazing",
+        "sweet",
+        "alright",
+        "right",
+        "hi",
+        "hello",
+        "hey",
+        "morning",
+        "brilliant",
+        "super",
+        "you",
+        "for",
+        "your",
+        "help",
+        "the",
+        "is",
+        "was",
+        "it's",
+        "thats",
+        "looks",
+        "work",
+        "job",
+        "well",
+        "wow",
+        "haha",
+        "lol",
+        "oh",
+        "ah",
+        "great!",
+        "noted",
+        "understood",
+        "gotcha",
+        "kk",
+        "np",
+        "problem",
+    ]
 )
-SOCIAL_ZH = frozenset("谢多感好的行可以完美太棒了没问题收到明白知道就这样事不用辛苦再见拜滴嗯哦啦呀啊嘿你您哈对是赞牛吧嘞呢麻烦啦喔噢")
+SOCIAL_ZH = frozenset(
+    "谢多感好的行可以完美太棒了没问题收到明白知道就这样事不用辛苦再见拜滴嗯哦啦呀啊嘿你您哈对是赞牛吧嘞呢麻烦啦喔噢"
+)
 # Units that may open a clause before a negation and keep it clause-initial ("please don't", "你先别").
 NEGATION_LEAD = frozenset(
-    "please but and ok okay no oh so just actually wait hmm um well also now then 先 你 请 但 可 是 暂 时 还 也 就 那 好 嗯 哦".split()
+    [
+        "please",
+        "but",
+        "and",
+        "ok",
+        "okay",
+        "no",
+        "oh",
+        "so",
+        "just",
+        "actually",
+        "wait",
+        "hmm",
+        "um",
+        "well",
+        "also",
+        "now",
+        "then",
+        "先",
+        "你",
+        "请",
+        "但",
+        "可",
+        "是",
+        "暂",
+        "时",
+        "还",
+        "也",
+        "就",
+        "那",
+        "好",
+        "嗯",
+        "哦",
+    ]
 )
 # Chinese verbs that, at the end of a follow-up clause, leave their object unsaid ("跑一下", "发我吧"): the
 # object is the previous turn's result.
 BARE_VERBS_ZH = ("跑", "运行", "执行", "试", "发", "传", "打开", "存", "保存", "删", "复制", "装", "用")
 # Words that stand for something said before ("run it", "把那个发给我").
-ANAPHORA = frozenset("it that this them these those its 它 它们 这个 那个 这些 那些 这段 那段 这份 那份".split())
+ANAPHORA = frozenset(
+    [
+        "it",
+        "that",
+        "this",
+        "them",
+        "these",
+        "those",
+        "its",
+        "它",
+        "它们",
+        "这个",
+        "那个",
+        "这些",
+        "那些",
+        "这段",
+        "那段",
+        "这份",
+        "那份",
+    ]
+)
 # A confirmation answers an offer the assistant made ("Want me to zip it?" -> "yes please"); a refusal does not.
 CONFIRM = frozenset(
-    "yes yeah yep yup sure ok okay please go ahead do it that go for it sounds good 好 好的 可以 行 是 的 对 要 需要 嗯 麻烦 了 请 吧 去 做 弄 "
-    "啊 呀".split()
+    [
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "sure",
+        "ok",
+        "okay",
+        "please",
+        "go",
+        "ahead",
+        "do",
+        "it",
+        "that",
+        "go",
+        "for",
+        "it",
+        "sounds",
+        "good",
+        "好",
+        "好的",
+        "可以",
+        "行",
+        "是",
+        "的",
+        "对",
+        "要",
+        "需要",
+        "嗯",
+        "麻烦",
+        "了",
+        "请",
+        "吧",
+        "去",
+        "做",
+        "弄",
+        "啊",
+        "呀",
+    ]
 )
-REFUSE = frozenset("no nope nah not don't dont 不 不用 不要 算了 别".split())
+REFUSE = frozenset(["no", "nope", "nah", "not", "don't", "dont", "不", "不用", "不要", "算了", "别"])
 # The end of an answer that offers to do something: the request it offers ("Shall I zip ~/logs for you?").
 OFFERS = (
-    "want me to", "shall i", "should i", "do you want me to", "would you like me to", "i can", "i could",
-    "let me know if you want me to", "要不要我", "需要我", "我可以帮你", "要我", "是否需要我", "我来帮你",
+    "want me to",
+    "shall i",
+    "should i",
+    "do you want me to",
+    "would you like me to",
+    "i can",
+    "i could",
+    "let me know if you want me to",
+    "要不要我",
+    "需要我",
+    "我可以帮你",
+    "要我",
+    "是否需要我",
+    "我来帮你",
 )
 # English auxiliaries that open a yes/no question ("is my phone connected", "does it rain"); stemmed.
 YES_NO_EN = frozenset(
-    "is are was were do doe did can could will would should has have hav am may might shall isn aren doesn".split()
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "doe",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "has",
+        "have",
+        "hav",
+        "am",
+        "may",
+        "might",
+        "shall",
+        "isn",
+        "aren",
+        "doesn",
+    ]
 )
 YES_NO_ZH_END = ("吗", "嘛", "么", "呢")

@@ -84,7 +84,7 @@ class Route:
 
 
 class _Evidence:
-    __slots__ = ("action", "topic", "matched")
+    __slots__ = ("action", "matched", "topic")
 
     def __init__(self) -> None:
         self.action = 0.0  # action phrases, noisy OR
@@ -129,9 +129,7 @@ class IntentEngine:
         actions = [m for m in intent_matches if m.keyword.weight >= STRONG]
         return prepared, intent_matches, forms.analyse(prepared, cue_matches, actions)
 
-    def score(
-        self, text: str, context: conversation.Conversation | None = None
-    ) -> tuple[list[IntentScore], bool]:
+    def score(self, text: str, context: conversation.Conversation | None = None) -> tuple[list[IntentScore], bool]:
         """Every intent with a score above zero, best first, and whether the request is only questions the
         model answers itself."""
         ranked, analysis, _ = self._score(text, context)
@@ -262,7 +260,12 @@ class IntentEngine:
                 _add(route, intent.alternative, why, allowed)
         for s in chosen:
             if tiers[s.name] == EXPANDED:
-                _add(route, self.manifest.intents[s.name].alternative, f"intent {s.name} ({s.score:.2f}, alternative)", allowed)
+                _add(
+                    route,
+                    self.manifest.intents[s.name].alternative,
+                    f"intent {s.name} ({s.score:.2f}, alternative)",
+                    allowed,
+                )
         route.tier = EXPANDED if EXPANDED in tiers.values() else RECOMMENDED
 
     def _carry(

@@ -185,9 +185,13 @@ def _form(
     actions: Sequence[Match],
     prepared: Prepared,
 ) -> Form | None:
-    if clause and (clause[0] in _SOCIAL_EN or clause[0] in cues.SOCIAL_ZH):
-        if all(u in _SOCIAL_EN or u in cues.SOCIAL_ZH or u == "#" for u in clause):
-            return Form(SOCIAL, start, end, why="thanks or greeting")
+    social = _SOCIAL_EN, cues.SOCIAL_ZH
+    if (
+        clause
+        and (clause[0] in social[0] or clause[0] in social[1])
+        and all(u in social[0] or u in social[1] or u == "#" for u in clause)
+    ):
+        return Form(SOCIAL, start, end, why="thanks or greeting")
     if _definition(clause):  # "what is docker", "what are cookies"
         found = {**found, cues.KNOWLEDGE: found.get(cues.KNOWLEDGE, [])}
     own_actions = [m for m in actions if start <= m.start < end]
@@ -225,8 +229,10 @@ def _form(
     )
     current = cues.CURRENT in found
     verb_at = min((m.start for m in found.get(cues.REQUEST_VERB, [])), default=None)
-    asked_last = cues.KNOWLEDGE in found and cues.COMPOSE in found and (
-        max(m.start for m in found[cues.KNOWLEDGE]) > min(m.start for m in found[cues.COMPOSE])
+    asked_last = (
+        cues.KNOWLEDGE in found
+        and cues.COMPOSE in found
+        and (max(m.start for m in found[cues.KNOWLEDGE]) > min(m.start for m in found[cues.COMPOSE]))
     )  # "用 Python 写个爬虫的思路是什么": the writing is what the question is about
     if not asked_last and (cues.COMPOSE in found or (prepared.rework and "‹quote›" in clause)):
         # "summarise ~/notes.txt", "write up what's in this folder"; but "a poem about my old file" is a poem
@@ -252,7 +258,14 @@ def _form(
         attribute = cues.OBJECT in found and any(
             m.keyword.phrase in _WHAT_ZH and 0 < end - m.end <= 3 for m in found[cues.KNOWLEDGE]
         )
-        if pointing or current or sums or attribute or cues.NEUTRAL in found or (verb_at is not None and verb_at < first):
+        if (
+            pointing
+            or current
+            or sums
+            or attribute
+            or cues.NEUTRAL in found
+            or (verb_at is not None and verb_at < first)
+        ):
             return Form(REQUEST, start, end, pointing, "question about the user's things or the present")
         return Form(KNOWLEDGE, start, end, why="knowledge question")
     if cues.HOWTO in found:
@@ -306,7 +319,7 @@ _DEFINED = frozenset({"the", "my", "your", "this", "that", "it", "on", "in", "�
 
 
 def _definition(clause: list[str]) -> bool:
-    """"what is docker", "what's kubernetes", "what are cookies": a bare noun asked to be defined (but not
+    """ "what is docker", "what's kubernetes", "what are cookies": a bare noun asked to be defined (but not
     "what's the weather", "what is my ip", "what is on my screen")."""
     if len(clause) < 3 or clause[0] != "what" or clause[1] not in ("is", "s", "are", "ar"):
         return False

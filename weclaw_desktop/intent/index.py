@@ -16,6 +16,7 @@ highest. The index is rebuilt lazily after the registry changes (a dynamic tool 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Callable, Collection
@@ -97,10 +98,9 @@ class ToolIndex:
         if isinstance(keywords, list):  # an MCP server's routing keywords
             texts += [k for k in keywords if isinstance(k, str)]
         if self.registry.is_dynamic(tool) or self.registry.is_loaded(tool):
-            try:
+            # a tool that cannot describe its actions is still found by its spec
+            with contextlib.suppress(Exception):
                 texts += [a.description for a in self.registry.get(tool).get_actions()]
-            except Exception:  # a tool that cannot describe its actions is still found by its spec
-                pass
         for intent in self.registry.manifest.intents.values():
             if tool in intent.recommended:
                 texts += intent.examples.all()

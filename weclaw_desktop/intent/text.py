@@ -49,20 +49,18 @@ _URL = re.compile(
 )
 _WIN_PATH = re.compile(r"\b[a-z]:[\\/][^" + _B + r"]*")
 # a path holds a letter somewhere ("*/5" in a cron schedule and "1/2" are not paths)
-_UNIX_PATH = re.compile(
-    r"(?:(?<![\w/])~|(?<![\w~.*])\.{0,2})/(?=[^" + _B + r"]*[a-z\u4e00-\u9fff])[^" + _B + r"]+"
-)
+_UNIX_PATH = re.compile(r"(?:(?<![\w/])~|(?<![\w~.*])\.{0,2})/(?=[^" + _B + r"]*[a-z\u4e00-\u9fff])[^" + _B + r"]+")
 _NAME_SPACED = re.compile(r"(?:(?<=[" + _B + r"])|^)[^" + _B + r"/\\]+\.(?:" + _EXTENSIONS + r")\b")
 _NAME_ASCII = re.compile(r"[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)*\.(?:" + _EXTENSIONS + r")\b")
 _EXT = re.compile(r"\.(" + _EXTENSIONS + r")\b")
 _EXT_ONLY = re.compile(_EXTENSIONS)
 _Q = 300  # longest quoted span masked
 _QUOTED = re.compile(
-    r"“[^”]{1,%d}”|「[^」]{1,%d}」|『[^』]{1,%d}』|‘[^’]{1,%d}’|《[^》]{1,%d}》|\"[^\"]{1,%d}\"" % ((_Q,) * 6)
+    "|".join(f"{o}[^{c}]{{1,{_Q}}}{c}" for o, c in ("“”", "「」", "『』", "‘’", "《》", '""'))
     # an ASCII single quote opens after a space, Chinese text or punctuation, may hold apostrophes
     # ("'don't touch it'"), and closes where no letter follows
     + r"|(?:(?<=[\s\u3400-\u9fff(（:：,，、])|^)'(?:[^'\n]|'(?=[a-z]))"
-    + r"{1,%d}?'(?![a-z0-9])" % _Q
+    + f"{{1,{_Q}}}?'(?![a-z0-9])"
 )
 _MATH = re.compile(
     r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"

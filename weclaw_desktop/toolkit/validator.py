@@ -284,8 +284,25 @@ def _references(manifest: Manifest) -> Check:
 # Marker units the request preparation and the conversation context produce (intent/text.py and
 # intent/conversation.py); a keyword naming any other ‹…› can never match.
 MARKERS = frozenset(
-    "‹path› ‹url› ‹email› ‹quote› ‹code› ‹pycode› ‹paste› ‹math› ‹clock› ‹date› ‹archive› ‹data› ‹pyscript› "
-    "‹shscript› ‹ref› ‹draft› ‹text›".split()
+    [
+        "‹path›",
+        "‹url›",
+        "‹email›",
+        "‹quote›",
+        "‹code›",
+        "‹pycode›",
+        "‹paste›",
+        "‹math›",
+        "‹clock›",
+        "‹date›",
+        "‹archive›",
+        "‹data›",
+        "‹pyscript›",
+        "‹shscript›",
+        "‹ref›",
+        "‹draft›",
+        "‹text›",
+    ]
 )
 
 
