@@ -42,30 +42,36 @@ EXTENSION_MARKERS = {
 }
 _B = r"""\s"“”'‘’「」『』《》()（）\[\]【】,，。;；:：!！?？、"""  # characters that end a path or name
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Each pattern starts only where its first character can be (a lookbehind or lookahead), so the engine
+# does not re-scan every word from every letter: routing time grows with the request, not its square.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(
     r"(?:https?://|www\.)[^" + _B + r"]+"
-    r"|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|io|edu|gov|dev|app|ai|co|me|info|tv)\b(?:/[^" + _B + r"]*)?"
+    r"|\b(?=[a-z0-9-]+\.)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|io|edu|gov|dev|app|ai|co|me|info|tv)\b(?:/[^" + _B + r"]*)?"
 )
 _WIN_PATH = re.compile(r"\b[a-z]:[\\/][^" + _B + r"]*")
 # a path holds a letter somewhere ("*/5" in a cron schedule and "1/2" are not paths)
-_UNIX_PATH = re.compile(r"(?:(?<![\w/])~|(?<![\w~.*])\.{0,2})/(?=[^" + _B + r"]*[a-z\u4e00-\u9fff])[^" + _B + r"]+")
-_NAME_SPACED = re.compile(r"(?:(?<=[" + _B + r"])|^)[^" + _B + r"/\\]+\.(?:" + _EXTENSIONS + r")\b")
-_NAME_ASCII = re.compile(r"[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)*\.(?:" + _EXTENSIONS + r")\b")
+_UNIX_PATH = re.compile(r"(?=[~./])(?:(?<![\w/])~|(?<![\w~.*])\.{0,2})/(?=[^" + _B + r"]*[a-z\u4e00-\u9fff])[^" + _B + r"]+")
+_NAME_SPACED = re.compile(r"(?:(?<=[" + _B + r"])|^)(?=[^" + _B + r"/\\]*\.)[^" + _B + r"/\\]+\.(?:" + _EXTENSIONS + r")\b")
+_NAME_ASCII = re.compile(r"(?<![a-z0-9_\-])(?=[a-z0-9_\-]+\.)[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)*\.(?:" + _EXTENSIONS + r")\b")
 _EXT = re.compile(r"\.(" + _EXTENSIONS + r")\b")
 _EXT_ONLY = re.compile(_EXTENSIONS)
 _Q = 300  # longest quoted span masked
 _QUOTED = re.compile(
-    "|".join(f"{o}[^{c}]{{1,{_Q}}}{c}" for o, c in ("“”", "「」", "『』", "‘’", "《》", '""'))
+    "(?=[“「『‘《\"'])(?:"
+    + "|".join(f"{o}[^{c}]{{1,{_Q}}}{c}" for o, c in ("“”", "「」", "『』", "‘’", "《》", '""'))
     # an ASCII single quote opens after a space, Chinese text or punctuation, may hold apostrophes
     # ("'don't touch it'"), and closes where no letter follows
     + r"|(?:(?<=[\s\u3400-\u9fff(（:：,，、])|^)'(?:[^'\n]|'(?=[a-z]))"
     + f"{{1,{_Q}}}?'(?![a-z0-9])"
+    + ")"
 )
 _MATH = re.compile(
+    r"(?=[0-9打√πdmsctle])(?:"
     r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"
     r"\d\s*(?:times|multiplied by|divided by|plus|minus)\s+\d|\b(?:divide|multiply)\s+[\d,.]+\s+(?:by|with)\s+\d|"
     r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
+    r")"
 )
 # code: fenced blocks (any language tag) and inline backticks; Python is told apart by its tag or first word
 _FENCE = re.compile(r"```[ \t]*([\w+#-]*)[^\n`]*\n?(.*?)(?:```|\Z)", re.S)
@@ -80,7 +86,7 @@ _TRACE = re.compile(
     re.S | re.M | re.I,
 )
 # a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
-_DATE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+_DATE = re.compile(r"(?=\d)(?:\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号])")
 # Text introduced by a colon is content when the words before the colon say so: a request to rework it
 # ("translate into English: remind me later"), to explain it ("这句什么意思：…", "what does this mean: …") or
 # to put it somewhere ("copy this to my clipboard: …", "待办里加一条：…"). The head keeps routing; the
@@ -102,11 +108,13 @@ _CONTENT = re.compile(_CONTENT_WORDS)
 _STEPS = re.compile(r"\bdo (?:this|these|the following)\b|几件事|这几步|以下几|步骤|steps?\b|tasks?\b")
 _CN_NUM = "零一二两三四五六七八九十"
 _CLOCK = re.compile(
+    r"(?=[0-9nma" + _CN_NUM + "早上中下傍晚凌今明夜])(?:"
     r"\d{1,2}\s*点(?!\d)|(?:早上|上午|中午|下午|傍晚|晚上|凌晨|今晚|明早|明晚|夜里)[" + _CN_NUM + r"]{1,3}点"
     r"|[" + _CN_NUM + r"]{1,3}点(?:半|钟|一刻|[" + _CN_NUM + r"]{1,3}分)"
     r"|\b\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\b(?:noon|midnight)\b"
     # "at 3", "at 6 o'clock": an hour after "at", not an amount ("at 3%", "at 3 dollars")
     r"|\bat\s+\d{1,2}(?![\d.,%:])(?:\s*o'clock)?(?!\s*(?:%|percent|dollars?|euros?|yuan|km|kg|miles?|times|degrees?|x\b))\b"
+    r")"
 )
 _HAS_DIGIT = re.compile(r"\d")
 _HAS_QUOTE = re.compile("[\"'“「『‘《]")
