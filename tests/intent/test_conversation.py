@@ -106,3 +106,8 @@ def test_a_yes_to_an_offer_routes_the_offer_and_a_no_routes_nothing(engine: Inte
     assert set(route(engine, "好的", Turn("整理好了", "要不要我发到你手机上？"))) == {"remote_file_share"}
     assert route(engine, "no thanks", offer) == []
     assert route(engine, "take a screenshot", offer) == ["screen"]
+
+
+def test_sending_it_oneself_after_a_draft_needs_no_tool(engine: IntentEngine) -> None:
+    assert route(engine, "thanks, i'll send it myself", DRAFT) == []
+    assert "email" in route(engine, "thanks, now send it to lee@x.com", DRAFT)

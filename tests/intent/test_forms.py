@@ -146,3 +146,22 @@ def test_in_a_knowledge_question_a_strong_phrase_stays_under_the_medium_threshol
     assert route.tools == []
     archive = next(s for s in route.candidates if s.name == "archive")
     assert archive.strong > 0 and archive.score < engine.settings.medium_threshold
+
+
+def test_contractions_without_apostrophes_read_as_with_them(engine: IntentEngine) -> None:
+    """'dont let me forget' is a reminder, not a negation; 'whats' is 'what's'."""
+    assert "reminder" in tools(engine, "dont let me forget to call grandma tonight at 8")
+    assert "calculator" in tools(engine, "whats 2 to the 32")
+
+
+def test_a_writing_requests_subject_is_not_an_action(engine: IntentEngine) -> None:
+    """'关于截图的打油诗', 'a haiku about screenshots': the topic of the text, not a screenshot to take; an
+    action after the writing still counts."""
+    assert tools(engine, "写一首关于截图的打油诗") == []
+    assert tools(engine, "write a haiku about taking screenshots") == []
+    assert "doc_writer" in tools(engine, "写一篇关于春天的短文，存成 word")
+
+
+def test_doing_it_oneself_and_not_needing_a_thing_route_nothing(engine: IntentEngine) -> None:
+    assert tools(engine, "I don't need any files, just tell me a fun fact about octopuses") == []
+    assert tools(engine, "我不需要截图，随便聊聊") == []

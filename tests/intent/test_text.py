@@ -155,3 +155,8 @@ def test_clauses_split_on_punctuation_and_joining_words_but_not_inside_numbers()
     assert len(clauses("帮我查下明天天气，顺便提醒我带伞")) == 2
     assert len(clauses("把报告压缩一下然后发到我手机")) == 2
     assert len(clauses("the mean of 4, 8, 15, 16")) == 1
+
+
+def test_dotfiles_are_file_names() -> None:
+    assert prepare("what does my .bashrc say about PATH").has_path
+    assert not prepare("version 2.5 is out").has_path

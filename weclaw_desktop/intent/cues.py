@@ -32,6 +32,7 @@ LOCATIVE = "locative"  # "in the", "on my", "里", "上": the contents of a cont
 CONTAINER = "container"  # objects with contents a locative can point into: the screen, the clipboard, a folder
 PAST = "past"  # "we talked about", "you told me", "上次聊": about this user's own conversations
 CONTINUE = "continue"  # "again", "the same", "也", "再来": a follow-up that repeats the previous need
+ABOUT = "about"  # "a poem about …", "关于…的": in a writing request, what follows is its subject, not an action
 
 # fmt: off
 CUES: dict[str, list[str]] = {
@@ -44,7 +45,7 @@ CUES: dict[str, list[str]] = {
         # zh
         "为什么", "为啥", "是什么", "什么是", "什么意思", "啥意思", "啥是", "区别", "原理", "解释一下", "解释下", "介绍一下",
         "讲讲", "讲一讲", "科普", "是不是真的", "有什么用", "什么叫", "咋回事", "怎么回事", "名词解释", "定义", "是啥", "快捷键",
-        "有啥区别", "有什么区别", "是干什么的", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
+        "有啥区别", "有什么区别", "不同", "有啥不同", "有什么不同", "差别", "异同", "是干什么的", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
         # en
         "why", "what is a", "what is an", "what's a", "what's an", "what is the difference",
         "what is the meaning", "what's the difference", "what does", "what do you mean", "explain", "tell me about",
@@ -61,7 +62,8 @@ CUES: dict[str, list[str]] = {
         "some tips", "give me tips", "advice",
         "pros and cons", "is it bad", "is it safe", "is it ok", "is it okay", "is it worth", "worth it",
         "good idea", "versus", "compared to", "do you think", "thoughts on", "what do you think",
-        "opinion on", "better to", "or should", "is it better",
+        "opinion on", "better to", "or should", "is it better", "good for", "bad for", "any good", "actually good",
+        "actually worth", "tips to", "a few tips", "three tips", "give me * tips", "有用吗", "有没有用", "有必要",
     ],
     EVALUATE: ["够用吗", "够不够", "够吗", "够用", "enough for", "big enough", "fast enough", "enough space"],
     REQUEST_VERB: [
@@ -94,10 +96,12 @@ CUES: dict[str, list[str]] = {
     ],
     NEGATION: [
         "别", "不要", "不用", "先别", "先不要", "先不", "暂时不", "暂时别", "还不要", "不必", "无需", "千万别", "用不着",
-        "don't", "do not", "dont", "never", "no need to", "not now",
+        "don't", "do not", "never", "no need to", "not now", "i don't need", "i do not need", "no need for",
+        "我不需要", "不需要",
     ],
     DEFERRAL: [
-        "not yet", "hold off", "wait until", "wait till", "let me check first", "let me look first",
+        "not yet", "hold off", "wait until", "wait till", "let me check first", "let me look first", "i'll * myself",
+        "i will * myself", "by myself", "我自己",
         "let me read it first", "i'll do it myself", "i will do it myself", "before you", "for now",
         "等*再", "晚点再", "回头再", "先等等", "我自己来", "我自己抄", "我自己发", "我想先看", "我先看", "先看懂",
     ],
@@ -133,6 +137,7 @@ CUES: dict[str, list[str]] = {
         "inbox", "‹path›", "‹archive›",
     ],
     LOCATIVE: ["里", "上", "里面", "里头", "in the", "on the", "inside the", "in my", "on my", "from my"],
+    ABOUT: ["about", "关于", "regarding", "on the topic of", "介绍", "讲述", "描写", "描述"],
     CONTINUE: [
         "again", "the same", "same for", "same thing", "as well", "one more", "another one", "redo",
         "再来", "再发", "再试", "再跑", "一样", "同样", "重新",

@@ -147,6 +147,9 @@ class IntentEngine:
             k = 0
             while k < n - 1 and m.start >= ends[k]:
                 k += 1
+            subject = clause_forms[k].subject_from
+            if 0 <= subject <= m.start and clause_forms[k].kind == forms.COMPOSE:
+                continue  # "写一首关于截图的诗": the writing's subject, not something to do
             phrase = m.keyword.phrase
             ev = evidence[k].get(m.keyword.intent)
             if ev is None:

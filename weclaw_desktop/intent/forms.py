@@ -87,6 +87,7 @@ class Form:
     end: int
     pointing: bool = False  # about the user's own things
     why: str = ""
+    subject_from: int = -1  # a writing request: units from here on are its subject ("a poem about screenshots")
 
     @property
     def weights(self) -> Weights:
@@ -239,7 +240,8 @@ def _form(
         shown = concrete or "‹ref›" in clause or _points(found, cues.DEMONSTRATIVE) or _in_container(found)
         if shown:
             return Form(REQUEST, start, end, True, "writing about the user's things")
-        return Form(COMPOSE, start, end, why="writing request")
+        about = min((m.end for m in found.get(cues.ABOUT, ())), default=-1)
+        return Form(COMPOSE, start, end, why="writing request", subject_from=about)
     if cues.EVALUATE in found and cues.ADVICE not in found:
         if pointing:
             return Form(REQUEST, start, end, True, "is the user's thing enough")
@@ -289,7 +291,8 @@ def _form(
 
 
 def _overlaps(a: Match, b: Match) -> bool:
-    return a.start < b.end and b.start < a.end
+    """Some unit matched by both (the words in a gap belong to neither: "i'll send it myself")."""
+    return any(s1 < e2 and s2 < e1 for s1, e1 in a.spans for s2, e2 in b.spans)
 
 
 def _points(found: dict[str, list[Match]], deictic: str) -> bool:

@@ -47,13 +47,23 @@ _B = r"""\s"“”'‘’「」『』《》()（）\[\]【】,，。;；:：!！
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(
     r"(?:https?://|www\.)[^" + _B + r"]+"
-    r"|\b(?=[a-z0-9-]+\.)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|io|edu|gov|dev|app|ai|co|me|info|tv)\b(?:/[^" + _B + r"]*)?"
+    r"|\b(?=[a-z0-9-]+\.)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|cn|net|org|io|edu|gov|dev|app|ai|co|me|info|tv)\b(?:/[^"
+    + _B
+    + r"]*)?"
 )
+# a dotfile is a file name: .bashrc, .zshrc, .bash_profile, .gitignore, .env, .ssh, .gitconfig
+_DOTFILE = re.compile(r"(?<![\w./~])\.(?:[a-z]+rc|[a-z_]*profile|[a-z]*ignore|env|ssh|gitconfig|config)\b")
 _WIN_PATH = re.compile(r"\b[a-z]:[\\/][^" + _B + r"]*")
 # a path holds a letter somewhere ("*/5" in a cron schedule and "1/2" are not paths)
-_UNIX_PATH = re.compile(r"(?=[~./])(?:(?<![\w/])~|(?<![\w~.*])\.{0,2})/(?=[^" + _B + r"]*[a-z\u4e00-\u9fff])[^" + _B + r"]+")
-_NAME_SPACED = re.compile(r"(?:(?<=[" + _B + r"])|^)(?=[^" + _B + r"/\\]*\.)[^" + _B + r"/\\]+\.(?:" + _EXTENSIONS + r")\b")
-_NAME_ASCII = re.compile(r"(?<![a-z0-9_\-])(?=[a-z0-9_\-]+\.)[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)*\.(?:" + _EXTENSIONS + r")\b")
+_UNIX_PATH = re.compile(
+    r"(?=[~./])(?:(?<![\w/])~|(?<![\w~.*])\.{0,2})/(?=[^" + _B + r"]*[a-z\u4e00-\u9fff])[^" + _B + r"]+"
+)
+_NAME_SPACED = re.compile(
+    r"(?:(?<=[" + _B + r"])|^)(?=[^" + _B + r"/\\]*\.)[^" + _B + r"/\\]+\.(?:" + _EXTENSIONS + r")\b"
+)
+_NAME_ASCII = re.compile(
+    r"(?<![a-z0-9_\-])(?=[a-z0-9_\-]+\.)[a-z0-9_\-]+(?:\.[a-z0-9_\-]+)*\.(?:" + _EXTENSIONS + r")\b"
+)
 _EXT = re.compile(r"\.(" + _EXTENSIONS + r")\b")
 _EXT_ONLY = re.compile(_EXTENSIONS)
 _Q = 300  # longest quoted span masked
@@ -69,7 +79,7 @@ _QUOTED = re.compile(
 _MATH = re.compile(
     r"(?=[0-9打√πdmsctle])(?:"
     r"打\s*[\d一二三四五六七八九]{1,2}(?:\.\d)?\s*折|\d\s*折|"
-    r"\d\s*(?:times|multiplied by|divided by|plus|minus)\s+\d|\b(?:divide|multiply)\s+[\d,.]+\s+(?:by|with)\s+\d|"
+    r"\d\s*(?:times|multiplied by|divided by|plus|minus|to the(?: power of)?)\s+\d|\b(?:divide|multiply)\s+[\d,.]+\s+(?:by|with)\s+\d|"
     r"\d[\d,.]*\s*(?:[+*×÷^]|\*\*)\s*[\d(π]|\d\s+[-/x]\s+\d|\b(?:sqrt|sin|cos|tan|log|ln|exp)\s*\(|√|π|\d\s*!|\d\s*%"
     r")"
 )
@@ -86,7 +96,9 @@ _TRACE = re.compile(
     re.S | re.M | re.I,
 )
 # a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
-_DATE = re.compile(r"(?=\d)(?:\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号])")
+_DATE = re.compile(
+    r"(?=\d)(?:\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
+)
 # Text introduced by a colon is content when the words before the colon say so: a request to rework it
 # ("translate into English: remind me later"), to explain it ("这句什么意思：…", "what does this mean: …") or
 # to put it somewhere ("copy this to my clipboard: …", "待办里加一条：…"). The head keeps routing; the
@@ -215,6 +227,8 @@ def prepare(text: str) -> Prepared:
         p.has_url = n > 0
         p.extensions.update(_EXT.findall(s))
     hits: list[int] = []
+    if "." in s:
+        s = _DOTFILE.sub(lambda m: _path(m, hits), s)
     if ":" in s:
         s = _WIN_PATH.sub(lambda m: _path(m, hits), s)
     if "/" in s:
@@ -277,6 +291,7 @@ def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     prev_cjk = ""
     append = units.append
     join_second, join_zh, join_en = _JOIN_ZH_SECOND, JOIN_ZH, JOIN_EN
+    contractions = CONTRACTIONS
     for cjk, tok, punct in _TOKEN.findall(text):
         if cjk:
             if cjk in join_second and prev_cjk + cjk in join_zh:
@@ -292,7 +307,11 @@ def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
         if "a" <= c <= "z":
             if tok in join_en:
                 cuts.append(len(units))
-            append(stem(abbreviations.get(tok, tok)))
+            parts = contractions.get(tok)
+            if parts is None:
+                append(stem(abbreviations.get(tok, tok)))
+            else:
+                units.extend(parts)
         elif "0" <= c <= "9":
             append("#")
         else:
@@ -306,6 +325,13 @@ def clauses_of(text: str) -> tuple[list[str], list[tuple[int, int]]]:
     return units, spans
 
 
+# contractions typed without the apostrophe, read as with it ("dont" = "don't", "whats" = "what's")
+CONTRACTIONS = {
+    "dont": ("don", "t"), "doesnt": ("doesn", "t"), "didnt": ("didn", "t"), "cant": ("can", "t"),
+    "wont": ("won", "t"), "isnt": ("isn", "t"), "arent": ("aren", "t"), "wasnt": ("wasn", "t"),
+    "im": ("i", "m"), "ive": ("i", "ve"), "whats": ("what", "s"), "thats": ("that", "s"),
+    "hows": ("how", "s"), "wheres": ("where", "s"), "whos": ("who", "s"), "youre": ("you", "re"),
+}  # fmt: skip
 # chat shorthand, read as the word it stands for ("in 45 min", "screenshot pls", "remind me tmrw")
 ABBREVIATIONS = {
     "min": "minute", "mins": "minutes", "hr": "hour", "hrs": "hours", "sec": "second", "secs": "seconds",
@@ -321,7 +347,11 @@ def units_of(text: str) -> list[str]:
     for tok in _UNIT.findall(text):
         c = tok[0]
         if "a" <= c <= "z":
-            out.append(stem(abbreviations.get(tok, tok)))
+            parts = CONTRACTIONS.get(tok)
+            if parts is None:
+                out.append(stem(abbreviations.get(tok, tok)))
+            else:
+                out.extend(parts)
         elif "0" <= c <= "9":
             out.append("#")
         else:
