@@ -111,3 +111,15 @@ def test_a_yes_to_an_offer_routes_the_offer_and_a_no_routes_nothing(engine: Inte
 def test_sending_it_oneself_after_a_draft_needs_no_tool(engine: IntentEngine) -> None:
     assert route(engine, "thanks, i'll send it myself", DRAFT) == []
     assert "email" in route(engine, "thanks, now send it to lee@x.com", DRAFT)
+
+
+def test_an_earlier_result_does_not_break_the_phrase_its_pronoun_is_part_of(engine: IntentEngine) -> None:
+    """'do it later' after an offer stays a deferral; 'look it up' stays a search."""
+    offer = Turn("my desktop is a mess", "I see 48 files. Shall I sort them into folders by type?")
+    assert route(engine, "nah i'll do it later", offer) == []
+    assert "web" in route(engine, "look it up online", Turn("who wrote dune", "Frank Herbert, I think."))
+
+
+def test_a_closing_after_thanks_carries_nothing(engine: IntentEngine) -> None:
+    assert route(engine, "谢谢，没别的了", DOCX) == []
+    assert route(engine, "thanks, nothing else", DOCX) == []

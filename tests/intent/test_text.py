@@ -160,3 +160,10 @@ def test_clauses_split_on_punctuation_and_joining_words_but_not_inside_numbers()
 def test_dotfiles_are_file_names() -> None:
     assert prepare("what does my .bashrc say about PATH").has_path
     assert not prepare("version 2.5 is out").has_path
+
+
+def test_commands_typed_without_backticks_and_english_dates_are_marked() -> None:
+    assert prepare("run df -h").units == ["run", "‹code›"]
+    assert "‹code›" not in prepare("a state-of-the-art idea - nice").units  # no flags, no command
+    assert prepare("was 1 jan 2000 a saturday").has_date
+    assert prepare("march 3rd, 2027 is a wednesday?").has_date

@@ -21,7 +21,7 @@ Thanks and other social turns get nothing, not even the previous turn's tools (s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,18 +170,27 @@ def _kind(path: str) -> list[str]:
     return [marker] if marker else []
 
 
-def resolve(prepared: Prepared, referent: Sequence[str]) -> None:
+def resolve(prepared: Prepared, referent: Sequence[str], together: Collection[tuple[str, str]] = ()) -> None:
     """Put ``referent`` after each word that stands for an earlier result, and after a Chinese verb left
-    without an object at the end of a clause; clause spans are shifted to match (in place)."""
+    without an object at the end of a clause; clause spans are shifted to match (in place). Where the word
+    and the next one belong to one phrase (``together``: "do it later", "look it up"), the referent goes to
+    the end of the clause instead, so the phrase still matches."""
     if not referent:
         return
     units = prepared.units
     at: list[int] = []  # insert after these positions
+    ends = [e for _, e in prepared.clauses] or [len(units)]
     for i, u in enumerate(units):
         nxt = units[i + 1] if i + 1 < len(units) else ""
         # "that's all", "it's fine": a copula, not a pointer; a marker already there needs no second one
         if u in cues.ANAPHORA and not nxt.startswith("‹") and nxt not in _COPULA:
-            at.append(i)
+            if (u, nxt) in together:
+                end = next(e for e in ends if e > i)
+                if end - 1 not in at:
+                    at.append(end - 1)
+            else:
+                at.append(i)
+    at.sort()
     if not at:
         for _, end in prepared.clauses or [(0, len(units))]:
             clause = "".join(u for u in units[max(0, end - 6) : end] if len(u) == 1)

@@ -29,6 +29,7 @@ POSSESSIVE = "possessive"  # my / 我的 / 我电脑: counts only when it points
 DEMONSTRATIVE = "demonstrative"  # this / that / 这个 / 那个: likewise
 OBJECT = "object"  # things on this computer tools act on: the screen, the clipboard, files, the phone, ...
 LOCATIVE = "locative"  # "in the", "on my", "里", "上": the contents of a container ("剪贴板里是什么")
+MACHINE = "machine"  # parts of this computer: a yes/no question about one asks about the user's ("D盘快满了吗")
 CONTAINER = "container"  # objects with contents a locative can point into: the screen, the clipboard, a folder
 PAST = "past"  # "we talked about", "you told me", "上次聊": about this user's own conversations
 CONTINUE = "continue"  # "again", "the same", "也", "再来": a follow-up that repeats the previous need
@@ -45,7 +46,7 @@ CUES: dict[str, list[str]] = {
         # zh
         "为什么", "为啥", "是什么", "什么是", "什么意思", "啥意思", "啥是", "区别", "原理", "解释一下", "解释下", "介绍一下",
         "讲讲", "讲一讲", "科普", "是不是真的", "有什么用", "什么叫", "咋回事", "怎么回事", "名词解释", "定义", "是啥", "快捷键",
-        "有啥区别", "有什么区别", "不同", "有啥不同", "有什么不同", "差别", "异同", "是干什么的", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
+        "有啥区别", "有什么区别", "不同", "有啥不同", "有什么不同", "差别", "异同", "是干什么的", "是干嘛的", "干嘛的", "做什么的", "干什么用", "有多少个", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
         # en
         "why", "what is a", "what is an", "what's a", "what's an", "what is the difference",
         "what is the meaning", "what's the difference", "what does", "what do you mean", "explain", "tell me about",
@@ -92,7 +93,8 @@ CUES: dict[str, list[str]] = {
         "write a", "write an", "write me", "draft a", "draft an", "draft me", "compose", "translate", "proofread",
         "rewrite", "rephrase", "summarize", "summarise", "come up with", "make it more", "make it less",
         "make it shorter", "make it longer", "make it sound", "tell me a", "give me a name", "brainstorm",
-        "polish",
+        "polish", "give me a", "give me an", "add comments", "add type hints", "type hints", "refactor",
+        "fix the bug", "optimize it", "simplify it", "加上注释", "加注释", "优化一下", "重构", "改一下代码",
     ],
     NEGATION: [
         "别", "不要", "不用", "先别", "先不要", "先不", "暂时不", "暂时别", "还不要", "不必", "无需", "千万别", "用不着",
@@ -101,7 +103,7 @@ CUES: dict[str, list[str]] = {
     ],
     DEFERRAL: [
         "not yet", "hold off", "wait until", "wait till", "let me check first", "let me look first", "i'll * myself",
-        "i will * myself", "by myself", "我自己",
+        "i will * myself", "by myself", "我自己", "do it later", "maybe later", "晚点再说", "以后再说", "回头再说", "改天",
         "let me read it first", "i'll do it myself", "i will do it myself", "before you", "for now",
         "等*再", "晚点再", "回头再", "先等等", "我自己来", "我自己抄", "我自己发", "我想先看", "我先看", "先看懂",
     ],
@@ -110,7 +112,7 @@ CUES: dict[str, list[str]] = {
         "you just", "i have", "i've", "do i have", "i set", "i saved",
     ],
     PAST: [
-        "你之前", "你刚才", "你上次", "上次你", "上回你", "你上回", "我们上次", "我们之前", "咱们上次", "上次聊", "之前聊", "以前聊", "我们聊过", "聊过的",
+        "你之前", "你刚才", "你上次", "上次你", "上回你", "你上回", "你上个月", "你上周", "你昨天", "你前几天", "你推荐", "我们讨论", "之前我们", "我们说过", "我们上次", "我们之前", "咱们上次", "上次聊", "之前聊", "以前聊", "我们聊过", "聊过的",
         "跟你说过", "告诉过你", "我问过你", "you told me", "you said", "you mentioned", "we talked", "we discussed",
         "we chatted", "last time we", "did i tell you", "i told you", "i asked you", "you gave me", "you suggested",
         "did we", "have we", "we ever", "you give me", "did you give me", "did you tell me", "you recommended",
@@ -129,6 +131,11 @@ CUES: dict[str, list[str]] = {
         "reminder", "to-do", "todo", "list", "inbox", "mailbox", "chats", "conversation", "page", "link",
         "installer", "archive", "pdf", "docx", "zip", "spreadsheet", "‹path›", "‹url›", "‹email›",
         "‹archive›", "‹data›", "‹pyscript›", "‹shscript›", "‹ref›", "fan", "cpu", "memory", "port", "gpu",
+    ],
+    MACHINE: [
+        "屏幕", "显示器", "剪贴板", "剪切板", "硬盘", "磁盘", "c盘", "d盘", "u盘", "电池", "内存", "风扇", "端口", "显卡", "电脑", "本机",
+        "screen", "monitor", "clipboard", "disk", "drive", "battery", "ram", "memory", "cpu", "fan", "port", "gpu",
+        "computer", "laptop", "‹path›",
     ],
     CONTAINER: [
         "屏幕", "显示器", "窗口", "剪贴板", "剪切板", "粘贴板", "电脑", "文件", "文件夹", "目录", "桌面", "下载", "文档", "硬盘", "磁盘",
@@ -245,10 +252,12 @@ SOCIAL_EN = frozenset(
         "kk",
         "np",
         "problem",
+        "nothing",
+        "else",
     ]
 )
 SOCIAL_ZH = frozenset(
-    "谢多感好的行可以完美太棒了没问题收到明白知道就这样事不用辛苦再见拜滴嗯哦啦呀啊嘿你您哈对是赞牛吧嘞呢麻烦啦喔噢"
+    "谢多感好的行可以完美太棒了没问题收到明白知道就这样事不用辛苦再见拜滴嗯哦啦呀啊嘿你您哈对是赞牛吧嘞呢麻烦啦喔噢别"
 )
 # Units that may open a clause before a negation and keep it clause-initial ("please don't", "你先别").
 NEGATION_LEAD = frozenset(

@@ -32,11 +32,12 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from weclaw_desktop.intent import conversation, forms
+from weclaw_desktop.intent import conversation, cues, forms
 from weclaw_desktop.intent.cues import CUE_LAYERS, add_cues
 from weclaw_desktop.intent.matcher import KeywordMatcher, Match
-from weclaw_desktop.intent.similarity import BM25Index
-from weclaw_desktop.intent.text import Prepared, keyword_units, prepare
+from weclaw_desktop.intent.similarity import STOP_EN, BM25Index
+from weclaw_desktop.intent.text import Prepared, keyword_units, prepare, stem
+from weclaw_desktop.intent.typos import TypoIndex
 from weclaw_desktop.toolkit.manifest import ExposureSettings, Manifest
 
 STRONG = 0.85  # an action phrase
@@ -114,6 +115,10 @@ class IntentEngine:
         add_cues(self._keywords)
         self._keywords.finish()
         self._index.finish()
+        # everyday words are known too: "thanks" must not become "think"
+        everyday = {stem(w) for w in (*cues.SOCIAL_EN, *cues.CONFIRM, *cues.NEGATION_LEAD)} | set(STOP_EN)
+        self._typos = TypoIndex(self._keywords.vocabulary(), known=everyday)
+        self._pairs = self._keywords.pairs()
 
     # --- scoring ------------------------------------------------------------------------------------
     def analyse(
@@ -121,8 +126,9 @@ class IntentEngine:
     ) -> tuple[Prepared, list[Match], forms.Analysis]:
         """The prepared request (earlier results resolved), its intent matches and its clause forms."""
         prepared = prepare(text)
+        self._typos.correct(prepared.units)
         if context is not None:
-            conversation.resolve(prepared, context.referent())
+            conversation.resolve(prepared, context.referent(), self._pairs)
         found = self._keywords.find(prepared.units)
         intent_matches = [m for m in found if m.keyword.layer not in CUE_LAYERS]
         cue_matches = [m for m in found if m.keyword.layer in CUE_LAYERS]

@@ -280,7 +280,7 @@ def _form(
         return Form(KNOWLEDGE, start, end, why="how-to question")
     if _yes_no(clause):
         # a yes/no question about a thing on this computer asks about the user's own ("D盘快满了吗")
-        if pointing or current or cues.REQUEST in found or cues.OBJECT in found:
+        if pointing or current or cues.REQUEST in found or cues.MACHINE in found:
             return Form(REQUEST, start, end, pointing, "yes/no question about the user's things")
         return Form(YES_NO, start, end, why="yes/no question")
     if cues.REQUEST in found and not own_actions:

@@ -95,6 +95,37 @@ class KeywordMatcher:
             self._gapped[segments[0][0]].append(kw)
         self.size += 1
 
+    def vocabulary(self) -> set[str]:
+        """Every unit any keyword holds."""
+        out: set[str] = set()
+        stack = [self._trie]
+        while stack:
+            node = stack.pop()
+            for unit, (child, _) in node.items():
+                out.add(unit)
+                stack.append(child)
+        for kws in self._gapped.values():
+            for kw in kws:
+                for seg in kw.segments:
+                    out.update(seg)
+        return out
+
+    def pairs(self) -> set[tuple[str, str]]:
+        """Every two units that follow each other inside a keyword ("do it later": (do, it), (it, later))."""
+        out: set[tuple[str, str]] = set()
+        stack: list[tuple[str, _Node]] = [("", self._trie)]
+        while stack:
+            prev, node = stack.pop()
+            for unit, (child, _) in node.items():
+                if prev:
+                    out.add((prev, unit))
+                stack.append((unit, child))
+        for kws in self._gapped.values():
+            for kw in kws:
+                for seg in kw.segments:
+                    out.update(zip(seg, seg[1:], strict=False))
+        return out
+
     def finish(self) -> None:
         """Kept for callers that build in two steps; the trie needs no finishing."""
 

@@ -86,6 +86,7 @@ _MATH = re.compile(
 # code: fenced blocks (any language tag) and inline backticks; Python is told apart by its tag or first word
 _FENCE = re.compile(r"```[ \t]*([\w+#-]*)[^\n`]*\n?(.*?)(?:```|\Z)", re.S)
 _CODE = re.compile(r"`{1,3}([^`]{1,300})`{1,3}")
+_FLAGS = re.compile(r"(?<![\w./-])[a-z][\w.]*(?:\s+-{1,2}[a-z][\w=-]*)+")
 _PYCODE = re.compile(r"\s*(?:import |from \w+ import |print\(|def |class |lambda |for \w+ in |\w+ = )")
 _PYTAGS = frozenset({"python", "py", "python3", "ipython", "pycon"})
 # pasted stack traces and error output: a Python traceback to its end, or two or more frame lines
@@ -96,8 +97,11 @@ _TRACE = re.compile(
     re.S | re.M | re.I,
 )
 # a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(
-    r"(?=\d)(?:\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
+    r"(?=[\djfmasond])(?:\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4}\b|\b" + _MONTH
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b"
+    r"|\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
 )
 # Text introduced by a colon is content when the words before the colon say so: a request to rework it
 # ("translate into English: remind me later"), to explain it ("这句什么意思：…", "what does this mean: …") or
@@ -218,6 +222,9 @@ def prepare(text: str) -> Prepared:
     if "`" in s:
         s, n = _CODE.subn(lambda m: _code_marker("", m.group(1)), s)
         p.has_code = p.has_code or n > 0
+    if " -" in s:  # a command typed without backticks: a word and its flags ("run df -h", "ls -la")
+        s, n = _FLAGS.subn(" ‹code› ", s)
+        p.has_code = p.has_code or n > 0
     # each pattern runs only when the character it needs is there: most requests hold no path or address
     if "@" in s:
         s, n = _EMAIL.subn(" ‹email› ", s)
@@ -247,7 +254,7 @@ def prepare(text: str) -> Prepared:
     if digits or "π" in s or "√" in s or "折" in s:
         s, n = _MATH.subn(r"\g<0> ‹math› ", s, count=1)
         p.has_math = n > 0
-    if digits:
+    if digits:  # ISO, Chinese and English dates ("2026-03-15", "3月15号", "1 jan 2000", "march 3rd, 2027")
         s, n = _DATE.subn(r"\g<0> ‹date› ", s, count=1)
         p.has_date = n > 0
     if digits or "点" in s or "noon" in s or "midnight" in s:
