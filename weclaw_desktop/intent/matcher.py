@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import pairwise
 
 from weclaw_desktop.intent.text import keyword_units
 
@@ -123,7 +124,7 @@ class KeywordMatcher:
         for kws in self._gapped.values():
             for kw in kws:
                 for seg in kw.segments:
-                    out.update(zip(seg, seg[1:], strict=False))
+                    out.update(pairwise(seg))
         return out
 
     def finish(self) -> None:

@@ -99,7 +99,10 @@ _TRACE = re.compile(
 # a calendar date: 2026-03-15, 2026/3/15, 2026年3月15日, 3月15号
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(
-    r"(?=[\djfmasond])(?:\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+\d{4}\b|\b" + _MONTH
+    r"(?=[\djfmasond])(?:\b\d{1,2}(?:st|nd|rd|th)?\s+"
+    + _MONTH
+    + r",?\s+\d{4}\b|\b"
+    + _MONTH
     + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b"
     r"|\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\d{4}\s*年\s*\d{1,2}\s*月|\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
 )
