@@ -123,3 +123,14 @@ def test_an_earlier_result_does_not_break_the_phrase_its_pronoun_is_part_of(engi
 def test_a_closing_after_thanks_carries_nothing(engine: IntentEngine) -> None:
     assert route(engine, "谢谢，没别的了", DOCX) == []
     assert route(engine, "thanks, nothing else", DOCX) == []
+
+
+def test_editing_what_the_assistant_wrote_is_its_own_job(engine: IntentEngine) -> None:
+    """'add a line thanking them' after a draft, 'make it handle negatives' after code: no tool (not the
+    file tool's "add a line"); the same words about a reminder turn, or a send, still route."""
+    assert route(engine, "add a line thanking them", DRAFT) == []
+    assert route(engine, "make it handle negative numbers too", CODE) == []
+    assert route(engine, "改成更正式的语气", DRAFT) == []
+    assert "email" in route(engine, "add a line thanking them and send it to hr@x.com", DRAFT)
+    rem = Turn("remind me to buy flowers at 6", "Reminder set for 18:00.", ("reminder",))
+    assert "reminder" in route(engine, "make it 5:30", rem)

@@ -165,3 +165,19 @@ def test_a_writing_requests_subject_is_not_an_action(engine: IntentEngine) -> No
 def test_doing_it_oneself_and_not_needing_a_thing_route_nothing(engine: IntentEngine) -> None:
     assert tools(engine, "I don't need any files, just tell me a fun fact about octopuses") == []
     assert tools(engine, "我不需要截图，随便聊聊") == []
+
+
+def test_chinese_a_not_a_questions_and_possessive_phrases(engine: IntentEngine) -> None:
+    """'记不记得' is 'do you remember'; '我的车' (a memory phrase opening with a possessive) is the user's
+    own; '会不会' asks a yes/no question about the world."""
+    assert "memory" in tools(engine, "你还记不记得我的车是什么牌子")
+    assert tools(engine, "压缩文件会不会损坏画质") == []
+
+
+def test_another_device_or_a_generic_case_is_not_this_computer(engine: IntentEngine) -> None:
+    assert tools(engine, "why does my phone battery die faster in the cold") == []
+    assert "system_info" in tools(engine, "why does my laptop battery die so fast")
+    assert tools(engine, "how much memory does a typical chrome tab use") == []
+    assert tools(engine, "电脑开机慢一般是什么原因") == []
+    assert "system_info" in tools(engine, "显卡是什么型号")
+    assert tools(engine, "what's the origin of the word 'calendar'") == []

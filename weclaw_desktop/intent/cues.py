@@ -33,6 +33,9 @@ MACHINE = "machine"  # parts of this computer: a yes/no question about one asks 
 CONTAINER = "container"  # objects with contents a locative can point into: the screen, the clipboard, a folder
 PAST = "past"  # "we talked about", "you told me", "上次聊": about this user's own conversations
 CONTINUE = "continue"  # "again", "the same", "也", "再来": a follow-up that repeats the previous need
+EDIT = "edit"  # "add a line", "make it handle …", "改成…": at the start of a follow-up about what the assistant wrote
+ELSEWHERE = "elsewhere"  # another device between a deictic and an object: "my phone battery" is not this computer's
+ATTRIBUTE = "attribute"  # "显卡是什么型号": what the question asks of a thing on this computer
 ABOUT = "about"  # "a poem about …", "关于…的": in a writing request, what follows is its subject, not an action
 
 # fmt: off
@@ -46,7 +49,7 @@ CUES: dict[str, list[str]] = {
         # zh
         "为什么", "为啥", "是什么", "什么是", "什么意思", "啥意思", "啥是", "区别", "原理", "解释一下", "解释下", "介绍一下",
         "讲讲", "讲一讲", "科普", "是不是真的", "有什么用", "什么叫", "咋回事", "怎么回事", "名词解释", "定义", "是啥", "快捷键",
-        "有啥区别", "有什么区别", "不同", "有啥不同", "有什么不同", "差别", "异同", "是干什么的", "是干嘛的", "干嘛的", "做什么的", "干什么用", "有多少个", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
+        "有啥区别", "有什么区别", "不同", "有啥不同", "有什么不同", "差别", "异同", "会不会", "一般是", "通常", "a typical", "typically", "usually", "on average", "origin of", "etymology", "what s * for", "what is * for", "是干什么的", "是干嘛的", "干嘛的", "做什么的", "干什么用", "有多少个", "干嘛用", "能干嘛", "用来干什么", "作用是", "含义", "历史", "对比一下",
         # en
         "why", "what is a", "what is an", "what's a", "what's an", "what is the difference",
         "what is the meaning", "what's the difference", "what does", "what do you mean", "explain", "tell me about",
@@ -112,7 +115,7 @@ CUES: dict[str, list[str]] = {
         "you just", "i have", "i've", "do i have", "i set", "i saved",
     ],
     PAST: [
-        "你之前", "你刚才", "你上次", "上次你", "上回你", "你上回", "你上个月", "你上周", "你昨天", "你前几天", "你推荐", "我们讨论", "之前我们", "我们说过", "我们上次", "我们之前", "咱们上次", "上次聊", "之前聊", "以前聊", "我们聊过", "聊过的",
+        "你之前", "你刚才", "你上次", "上次你", "上回你", "你上回", "你上个月", "你上周", "你昨天", "你前几天", "你推荐", "我们讨论", "之前我们", "我们说过", "上次*聊", "之前*聊", "咱们*聊", "我们*聊", "did i say", "what did i say", "我们上次", "我们之前", "咱们上次", "上次聊", "之前聊", "以前聊", "我们聊过", "聊过的",
         "跟你说过", "告诉过你", "我问过你", "you told me", "you said", "you mentioned", "we talked", "we discussed",
         "we chatted", "last time we", "did i tell you", "i told you", "i asked you", "you gave me", "you suggested",
         "did we", "have we", "we ever", "you give me", "did you give me", "did you tell me", "you recommended",
@@ -145,6 +148,12 @@ CUES: dict[str, list[str]] = {
     ],
     LOCATIVE: ["里", "上", "里面", "里头", "in the", "on the", "inside the", "in my", "on my", "from my"],
     ABOUT: ["about", "关于", "regarding", "on the topic of", "介绍", "讲述", "描写", "描述"],
+    EDIT: [
+        "add", "remove", "change", "replace", "make it", "shorten", "lengthen", "rename", "reword", "let it", "加",
+        "加上", "加一", "删掉", "去掉", "删了", "改", "改成", "换成", "让它",
+    ],
+    ELSEWHERE: ["phone", "iphone", "android", "car", "tv", "watch", "tablet", "手机", "车", "电视", "手表", "平板"],
+    ATTRIBUTE: ["型号", "版本", "系统", "配置", "处理器", "芯片", "牌子", "品牌", "分辨率", "容量"],
     CONTINUE: [
         "again", "the same", "same for", "same thing", "as well", "one more", "another one", "redo",
         "再来", "再发", "再试", "再跑", "一样", "同样", "重新",

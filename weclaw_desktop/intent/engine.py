@@ -52,6 +52,7 @@ CLARIFY = "clarify"
 FOLLOW_UP = "follow-up"
 
 _TOPIC_LAYER = 0  # action phrases and topic words share a layer: the longer phrase wins
+_CONTENT = frozenset({"‹draft›", "‹text›", "‹pycode›", "‹code›"})  # what the assistant wrote itself
 
 
 @dataclass(slots=True)
@@ -133,7 +134,9 @@ class IntentEngine:
         intent_matches = [m for m in found if m.keyword.layer not in CUE_LAYERS]
         cue_matches = [m for m in found if m.keyword.layer in CUE_LAYERS]
         actions = [m for m in intent_matches if m.keyword.weight >= STRONG]
-        return prepared, intent_matches, forms.analyse(prepared, cue_matches, actions)
+        editing = context is not None and bool(_CONTENT.intersection(context.referent()))
+        analysis = forms.analyse(prepared, cue_matches, actions, editing=editing, phrases=intent_matches)
+        return prepared, intent_matches, analysis
 
     def score(self, text: str, context: conversation.Conversation | None = None) -> tuple[list[IntentScore], bool]:
         """Every intent with a score above zero, best first, and whether the request is only questions the
@@ -289,7 +292,7 @@ class IntentEngine:
         same"), when it routes to nothing of its own and is not a question, a writing request or a negation
         ("actually make it the 2nd", "那后天呢"), or when nothing of its own is certain and it shares words
         with that turn ("move the mom thing to six" after "remind me to call mom")."""
-        answered = {forms.KNOWLEDGE, forms.ADVICE, forms.COMPOSE, forms.NEGATED, forms.SOCIAL}
+        answered = {forms.KNOWLEDGE, forms.ADVICE, forms.COMPOSE, forms.EDITING, forms.NEGATED, forms.SOCIAL}
         if all(f.kind in answered for f in analysis.forms) and not analysis.cont:
             return
         turn, shared = context.referred_turn(prepared)

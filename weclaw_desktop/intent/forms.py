@@ -57,6 +57,7 @@ KNOWLEDGE = "knowledge"
 ADVICE = "advice"
 YES_NO = "yes/no"
 COMPOSE = "compose"
+EDITING = "editing"  # reworking what the assistant wrote ("add a line thanking them")
 NEGATED = "negated"
 SOCIAL = "social"
 
@@ -75,6 +76,7 @@ WEIGHTS: dict[str, Weights] = {
     ADVICE: Weights(1.0, 1.0, 1.0, DAMP),
     YES_NO: Weights(1.0, DAMP, DAMP, 1.0),
     COMPOSE: Weights(1.0, 0.0, 0.0, 1.0),
+    EDITING: Weights(0.0, 0.0, 0.0, 0.0),
     NEGATED: Weights(0.0, 0.0, 0.0, 0.0),
     SOCIAL: Weights(0.0, 0.0, 0.0, 0.0),
 }
@@ -123,9 +125,19 @@ _WHAT_ZH = frozenset({"是什么", "是啥"})
 _WHAT = frozenset({"what is a", "what is an", "what's a", "what's an"})
 
 
-def analyse(prepared: Prepared, cue_matches: Sequence[Match], actions: Sequence[Match]) -> Analysis:
+def analyse(
+    prepared: Prepared,
+    cue_matches: Sequence[Match],
+    actions: Sequence[Match],
+    *,
+    editing: bool = False,
+    phrases: Sequence[Match] = (),
+) -> Analysis:
     """Forms of the clauses of ``prepared``. ``cue_matches``: the cue matches of the one matcher pass (their
-    ``keyword.intent`` is the cue kind); ``actions``: the action-phrase matches of the intents."""
+    ``keyword.intent`` is the cue kind); ``actions``: the action-phrase matches of the intents; ``editing``:
+    the previous answer was text the assistant wrote (code, a draft), so a clause that opens with an edit
+    ("add a line…", "make it handle…", "改成…") asks to rework it; ``phrases``: every intent match (a
+    possessive that opens one, "我的车", "my wife", points at the user's own things)."""
     units = prepared.units
     spans = prepared.clauses or [(0, len(units))]
     n = len(spans)
@@ -143,10 +155,12 @@ def analyse(prepared: Prepared, cue_matches: Sequence[Match], actions: Sequence[
     social = True
     for i, (start, end) in enumerate(spans):
         found = by_clause[i]
-        form = _form(units[start:end], start, end, found, actions, prepared)
+        form = _form(units[start:end], start, end, found, actions, prepared, phrases)
         if form is None:  # no cue and no action phrase of its own: the form of the clause before
             prev = forms[-1] if forms and forms[-1].kind != SOCIAL else None  # "oh, and …": thanks end there
             form = Form(prev.kind if prev else REQUEST, start, end, prev.pointing if prev else False, "inherited")
+        if editing and form.kind == REQUEST and _edits(found, start, units[start:end]):
+            form = Form(EDITING, start, end, why="editing what the assistant wrote")
         forms.append(form)
         social = social and form.kind == SOCIAL
         if cues.CONTINUE in found:
@@ -185,6 +199,7 @@ def _form(
     found: dict[str, list[Match]],
     actions: Sequence[Match],
     prepared: Prepared,
+    phrases: Sequence[Match] = (),
 ) -> Form | None:
     social = _SOCIAL_EN, cues.SOCIAL_ZH
     if (
@@ -227,6 +242,8 @@ def _form(
         or _points(found, cues.POSSESSIVE)
         or _points(found, cues.DEMONSTRATIVE)
         or _in_container(found)
+        # an intent's own phrase that opens with a possessive names the user's own: "我的车", "my wife"
+        or any(p.start == d.start for d in found.get(cues.POSSESSIVE, ()) for p in phrases)
     )
     current = cues.CURRENT in found
     verb_at = min((m.start for m in found.get(cues.REQUEST_VERB, [])), default=None)
@@ -257,8 +274,10 @@ def _form(
         sums = "‹math›" in clause and all(m.keyword.phrase in _WHAT for m in found[cues.KNOWLEDGE])
         sums = sums or ("‹math›" in clause and not found[cues.KNOWLEDGE])
         # "显卡是什么型号", "系统是啥版本": an attribute of a thing on this computer, not a definition of it
-        attribute = cues.OBJECT in found and any(
-            m.keyword.phrase in _WHAT_ZH and 0 < end - m.end <= 3 for m in found[cues.KNOWLEDGE]
+        attribute = (
+            cues.OBJECT in found
+            and cues.ATTRIBUTE in found
+            and any(m.keyword.phrase in _WHAT_ZH and 0 < end - m.end <= 3 for m in found[cues.KNOWLEDGE])
         )
         if (
             pointing
@@ -300,9 +319,14 @@ def _points(found: dict[str, list[Match]], deictic: str) -> bool:
     objects = found.get(cues.OBJECT, [])
     if not objects:
         return False
+    elsewhere = found.get(cues.ELSEWHERE, ())
     for d in found.get(deictic, []):
         for o in objects:
-            if d.start <= o.start <= d.end + POINT_GAP or o.end <= d.start <= o.end + 1:  # 我的剪贴板, 剪贴板那串
+            if d.start <= o.start <= d.end + POINT_GAP:
+                # "my phone battery": the battery of another device, not of this computer
+                if not any(d.end <= x.start < o.start for x in elsewhere):
+                    return True
+            elif o.end <= d.start <= o.end + 1:  # 剪贴板那串
                 return True
     return False
 
@@ -319,6 +343,15 @@ def _in_container(found: dict[str, list[Match]]) -> bool:
 
 
 _DEFINED = frozenset({"the", "my", "your", "this", "that", "it", "on", "in", "‹ref›"})
+
+
+def _edits(found: dict[str, list[Match]], start: int, clause: list[str]) -> bool:
+    """The clause opens with an edit verb and names nothing else to act on."""
+    return (
+        any(m.start <= start + 1 for m in found.get(cues.EDIT, ()))
+        and _CONCRETE.isdisjoint(clause)
+        and cues.REQUEST_VERB not in found
+    )
 
 
 def _definition(clause: list[str]) -> bool:
