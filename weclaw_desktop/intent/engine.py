@@ -123,31 +123,43 @@ class IntentEngine:
 
     # --- scoring ------------------------------------------------------------------------------------
     def analyse(
-        self, text: str, context: conversation.Conversation | None = None
-    ) -> tuple[Prepared, list[Match], forms.Analysis]:
-        """The prepared request (earlier results resolved), its intent matches and its clause forms."""
+        self, text: str, context: conversation.Conversation | None = None, *, lazy: bool = False
+    ) -> tuple[Prepared, list[Match], forms.Analysis | None]:
+        """The prepared request (earlier results resolved), its intent matches and its clause forms.
+        ``lazy``: skip the forms (None) when nothing could route — no keyword and no similarity worth a
+        score, and no conversation that needs to know whether this is a "thanks"."""
         prepared = prepare(text)
         self._typos.correct(prepared.units)
         if context is not None:
             conversation.resolve(prepared, context.referent(), self._pairs)
         found = self._keywords.find(prepared.units)
         intent_matches = [m for m in found if m.keyword.layer not in CUE_LAYERS]
+        if lazy and not intent_matches and context is None and not self._similar(prepared.units):
+            return prepared, intent_matches, None
         cue_matches = [m for m in found if m.keyword.layer in CUE_LAYERS]
         actions = [m for m in intent_matches if m.keyword.weight >= STRONG]
         editing = context is not None and bool(_CONTENT.intersection(context.referent()))
         analysis = forms.analyse(prepared, cue_matches, actions, editing=editing, phrases=intent_matches)
         return prepared, intent_matches, analysis
 
+    def _similar(self, units: list[str]) -> bool:
+        """Some intent is similar enough to the whole request to score."""
+        w = self.similarity_weight
+        return w > 0 and any(w * sim >= SIMILARITY_FLOOR for sim in self._index.scores(units).values())
+
     def score(self, text: str, context: conversation.Conversation | None = None) -> tuple[list[IntentScore], bool]:
         """Every intent with a score above zero, best first, and whether the request is only questions the
         model answers itself."""
-        ranked, analysis, _ = self._score(text, context)
+        ranked, analysis, _ = self._score(text, context, lazy=False)
         return ranked, analysis.question
 
     def _score(
-        self, text: str, context: conversation.Conversation | None
+        self, text: str, context: conversation.Conversation | None, *, lazy: bool = True
     ) -> tuple[list[IntentScore], forms.Analysis, Prepared]:
-        prepared, matches, analysis = self.analyse(text, context)
+        prepared, matches, maybe = self.analyse(text, context, lazy=lazy)
+        if maybe is None:  # nothing to score: small talk, or a catalogue that knows none of these words
+            return [], forms.Analysis(forms=[], social=forms.all_social(prepared)), prepared
+        analysis = maybe
         clause_forms = analysis.forms
         n = len(clause_forms)
         evidence: list[dict[str, _Evidence]] = [{} for _ in range(n)]  # per clause, per intent

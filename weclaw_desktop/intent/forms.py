@@ -171,6 +171,15 @@ def analyse(
     return out
 
 
+def all_social(prepared: Prepared) -> bool:
+    """Every clause is only thanks, a greeting or an acknowledgement (without the cue analysis)."""
+    units = prepared.units
+    spans = prepared.clauses or [(0, len(units))]
+    return bool(units) and all(
+        all(u in _SOCIAL_EN or u in cues.SOCIAL_ZH or u == "#" for u in units[a:b]) for a, b in spans
+    )
+
+
 def _across_clauses(forms: list[Form]) -> None:
     for k in range(1, len(forms)):
         f, prev = forms[k], forms[k - 1]

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 MIN_LENGTH = 5
+MEMO = 4096  # words looked up before: the answer is kept (cleared when full)
 
 
 def _deletions(word: str) -> set[str]:
@@ -34,20 +35,33 @@ class TypoIndex:
                 for d in _deletions(word):
                     index[d].add(word)
         self._index = dict(index)
+        self._memo: dict[str, str | None] = {}
 
     def correct(self, units: list[str]) -> int:
         """Replace, in place, each unknown English unit that is one edit from a single known word; returns
         how many were replaced."""
         fixed = 0
-        known, index = self.known, self._index
+        known, memo = self.known, self._memo
         for i, u in enumerate(units):
-            if len(u) < MIN_LENGTH or u in known or not ("a" <= u[0] <= "z") or not u.isalpha():
+            if len(u) < MIN_LENGTH or u in known or not ("a" <= u[0] <= "z"):
                 continue
-            found = set(index.get(u, ()))
-            for d in _deletions(u):
-                found |= index.get(d, set())
-            found = {w for w in found if w[0] == u[0] and abs(len(w) - len(u)) <= 1}
-            if len(found) == 1:
-                units[i] = found.pop()
+            if u in memo:
+                word = memo[u]
+            else:
+                if len(memo) >= MEMO:
+                    memo.clear()
+                word = memo[u] = self._lookup(u)
+            if word is not None:
+                units[i] = word
                 fixed += 1
         return fixed
+
+    def _lookup(self, u: str) -> str | None:
+        if not u.isalpha():
+            return None
+        index = self._index
+        found = set(index.get(u, ()))
+        for d in _deletions(u):
+            found |= index.get(d, set())
+        found = {w for w in found if w[0] == u[0] and abs(len(w) - len(u)) <= 1}
+        return found.pop() if len(found) == 1 else None
