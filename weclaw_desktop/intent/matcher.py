@@ -189,16 +189,18 @@ def _match_at(
     """The spans of ``segments`` matched from ``i`` (each within MAX_GAP of the previous), or ()."""
     first = segments[0]
     k = len(first)
-    if i + k > n or units[i : i + k] != first:
+    # the first unit is the one the keyword was found under; only a longer first segment needs a check
+    if k > 1 and (i + k > n or units[i : i + k] != first):
         return ()
     spans = [(i, i + k)]
     pos = i + k
     for seg in segments[1:]:
         k = len(seg)
+        head = seg[0]
         limit = min(n - k, pos + MAX_GAP)
         j = pos
         while j <= limit:
-            if units[j] == seg[0] and units[j : j + k] == seg:
+            if units[j] == head and (k == 1 or units[j : j + k] == seg):
                 break
             j += 1
         else:
