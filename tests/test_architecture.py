@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("bridge contracts", ["bridges"]),  # the protocols tools use; Qt implementations in bridges/qt_*.py
     (
         "foundation",
-        ["", "i18n", "storage", "net", "paths", "clock", "elf", "frozen", "preflight"],
+        ["", "i18n", "storage", "net", "paths", "clock", "elf", "frozen", "preflight", "textsafe"],
     ),  # no knowledge of anything above
 ]
 

@@ -1,4 +1,10 @@
-"""``weclaw doctor``: is this machine ready? Keyring, Qt, data dir, tools, and the model endpoint."""
+"""``weclaw doctor``: is this machine ready? Keyring, Qt, data dir, settings, tools, and the model endpoint.
+
+Settings: one line per problem the settings store found (a field that could not be read and what is used
+instead, an unusable MCP server entry, an unreadable file). These are failures (exit 1): the app is then
+not running as the user configured it, and for restrictions it runs stricter, so a script or a support
+question should see it. Keys this version does not know (a newer version's, or a typo) are warnings only.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import json
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from weclaw_desktop import i18n
@@ -20,6 +26,7 @@ class Check:
     name: str
     level: str  # ok | warn | fail
     detail: str
+    data: dict[str, Any] = field(default_factory=dict)  # structured detail (a settings problem's fields)
 
 
 def register(sub: Any) -> None:
@@ -49,14 +56,16 @@ async def _checks(args: argparse.Namespace) -> list[Check]:
     from weclaw_desktop import __version__
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import take_env_secrets
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
 
     # keys leave os.environ before any child process (the Qt check) starts
     env_keys = take_env_secrets((args.api_key_env,) if args.api_key_env else ())
     out = [Check("version", "ok", f"weclaw {__version__}, Python {sys.version.split()[0]} on {sys.platform}")]
     paths = app_paths()
     out.append(_data_dir(paths.data))
-    settings = Settings.load(paths)
+    store = SettingsStore.open(paths)
+    out += _settings(store)
+    settings = store.settings
     out.append(_keyring(settings.provider.api_key_name))
     if not args.no_qt:
         out.extend(await asyncio.to_thread(_platform))
@@ -75,6 +84,17 @@ def _data_dir(path: Any) -> Check:
     except OSError as exc:
         return Check("data dir", "fail", tr("cli.doctor.not_writable", path=path, reason=exc.strerror or exc))
     return Check("data dir", "ok", str(path))
+
+
+def _settings(store: Any) -> list[Check]:
+    """One check per settings problem (``fail`` for errors, ``warn`` for notes), or one ``ok``."""
+    if not store.problems:
+        state = "read, no problems" if store.path.exists() else "not created yet (defaults)"
+        return [Check("settings", "ok", f"{store.path}: {state}")]
+    out = [Check("settings", "fail" if p.is_error else "warn", p.line(), p.as_dict()) for p in store.problems]
+    if store.broken_copy is not None:
+        out.append(Check("settings", "warn", f"the file as it was is kept in {store.broken_copy}"))
+    return out
 
 
 def _keyring(key_name: str) -> Check:

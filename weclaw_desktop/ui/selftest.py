@@ -99,19 +99,19 @@ def _run(report: SelfTestReport, paths: AppPaths) -> None:
         asyncio.run(_async_checks(report, built[0] if built else None, paths, []))
         return
 
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.ui.boot import prepare_ui, qt_application
     from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     app = qt_application([sys.argv[0] if sys.argv else "weclaw"])
-    settings = Settings.load(paths)
-    prepare_ui(app, settings)
+    store = SettingsStore.open(paths)
+    prepare_ui(app, store.settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     windows: list[object] = []
     with loop:
         if built:
-            report.check("window", lambda: _check_window(settings, built[0], windows))
+            report.check("window", lambda: _check_window(store, built[0], windows))
         report.check("pairing-qr", _check_qr)
         report.check("translations", _check_translations)
         loop.run_until_complete(_async_checks(report, built[0] if built else None, paths, windows))
@@ -139,16 +139,16 @@ def _fail(text: str) -> str:
     raise CheckFailed(text)
 
 
-def _check_window(settings: object, registry: ToolRegistry, keep: list[object]) -> str:
-    from weclaw_desktop.settings import Settings
+def _check_window(store: object, registry: ToolRegistry, keep: list[object]) -> str:
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.toolkit.planner import plan
     from weclaw_desktop.ui.boot import build_window
 
-    assert isinstance(settings, Settings)
-    policy = settings.tools.policy
+    assert isinstance(store, SettingsStore)
+    policy = store.settings.tools.policy
     bridged = [t for t in registry.tool_names() if registry.spec(t).bridges]
     hidden_before = set(plan(registry, policy).hidden)
-    window = build_window(settings, registry=registry)
+    window = build_window(store, registry=registry)
     keep.append(window)
     provided = set(window.bridges)
     if not provided <= registry.bridge_names():
