@@ -490,8 +490,10 @@ class _Turn:
         if outcome.tool:
             if outcome.error not in _NOT_NOTED:
                 exposure.note_result(outcome.tool, outcome.action, outcome.result)
-            if self.breaker.record(outcome.tool, outcome.result):
-                log.warning("circuit open for %s in run %s", outcome.tool, self.run_id)
+            # a dynamic tool (an MCP server) is many independent tools: its circuit is per function
+            unit = outcome.function if loop.registry.is_dynamic(outcome.tool) else outcome.tool
+            if self.breaker.record(unit, outcome.result):
+                log.warning("circuit open for %s in run %s", unit, self.run_id)
         await self._store_result(c, outcome)
 
     def _unfinished(self, c: AssembledCall, text: str, status: ToolStatus, kind: ErrorKind) -> CallOutcome:
