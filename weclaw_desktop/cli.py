@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__, i18n
 
-COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone", "export"]
+COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone", "mcp", "export"]
 #: Subcommand names that are not a module of their own (``commands/export.py`` also registers ``import``).
 ALSO = ["import"]
 #: weclaw's own top-level options (anything else starting with "-" may be a Python command line).
