@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QMimeData, QSize, QStandardPaths, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent
 from PySide6.QtWidgets import (
+    QCompleter,
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -39,6 +42,7 @@ from weclaw_desktop.ui.model_switcher import AssistantPicker, CapsBadges, ModelS
 from weclaw_desktop.ui.tasks import TaskSet
 
 MAX_LINES = 8
+_LIST_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape, Qt.Key.Key_Tab, Qt.Key.Key_Backtab)
 MAX_PASTED_SIDE = 2048
 
 
@@ -81,6 +85,7 @@ class MessageEdit(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.completer: QCompleter | None = None  # the MCP picker's "/" list, when there is one
         self.setAcceptDrops(True)
         self.setTabChangesFocus(True)
         self.retranslate()
@@ -97,6 +102,10 @@ class MessageEdit(QPlainTextEdit):
         super().changeEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        popup = self.completer.popup() if self.completer is not None else None
+        if popup is not None and popup.isVisible() and event.key() in _LIST_KEYS:
+            event.ignore()  # the "/" list picks (Enter, Tab) or closes (Escape)
+            return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             mods = event.modifiers()
             if mods & Qt.KeyboardModifier.ShiftModifier:
@@ -196,6 +205,9 @@ class Composer(QFrame):
         self.attach.setIconSize(QSize(18, 18))
         self.attach.setAutoRaise(True)
         self.attach.clicked.connect(self._choose_files)
+        self.attach_menu = QMenu(self.attach)  # Files…, and MCP resources / prompts when servers have them
+        self.attach_menu.aboutToShow.connect(self._fill_attach_menu)
+        self.mcp: Any = None  # ui/mcp_picker.McpPicker, set by the composition root when MCP runs
         row.addWidget(self.attach, 0, Qt.AlignmentFlag.AlignBottom)
         self.edit = MessageEdit()
         self.edit.submit.connect(self._submit)
@@ -312,6 +324,21 @@ class Composer(QFrame):
     def clear_attachments(self) -> None:
         for chip in list(self.chips_list):
             self._remove_chip(chip)
+
+    def set_mcp_source(self, source: Any) -> None:
+        """Offer the resources and prompts of ``source`` (the app's MCP manager): the paperclip's menu, the "/" list."""
+        from weclaw_desktop.ui.mcp_picker import McpPicker
+
+        self.mcp = McpPicker(self, source, self)
+        self.attach.setMenu(self.attach_menu)
+        self.attach.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+
+    def _fill_attach_menu(self) -> None:
+        menu = self.attach_menu
+        menu.clear()
+        menu.addAction(tr("composer.files"), self._choose_files)
+        if self.mcp is not None:
+            self.mcp.fill(menu)
 
     def _choose_files(self) -> None:
         dialog = QFileDialog(self, tr("chat.attach"), start_folder())
