@@ -43,7 +43,7 @@ if [ $with_test = 1 ]; then
     DEBIAN_FRONTEND=noninteractive ${SUDO:-} apt-get install -y -qq --no-install-recommends nodejs npm
   fi
   if command -v npm >/dev/null 2>&1; then
-    (cd tests/mcp/servers && npm install --no-audit --no-fund --loglevel=error)
+    (cd tests/mcp/servers && npm ci --no-audit --no-fund --loglevel=error)
   else
     echo "npm not found: the server-everything MCP tests will fail in CI (skip locally)" >&2
   fi

@@ -5,8 +5,8 @@ counted as enabled; conversation turns are routed with their history, as the age
 What must survive: a keyword-table or engine change that loses recall, exposes tools to questions the model
 answers itself, or forgets the conversation fails here — on requests nobody tuned the engine on. The
 floors sit a little under each set's first run (blind5: recall 0.966, none 0.893, tempting 0.882,
-follow-ups 1.000). Sets that were tuned on are reported by scripts/intent_eval.py, never gated: a floor on
-a tuned set measures memory, not routing. Never tune on these sets; write a new one for the next round.
+follow-ups 1.000; blind6: recall 0.976, none 0.930, tempting 0.892, follow-ups 0.950). Sets that were
+tuned on are reported by scripts/intent_eval.py, never gated: a floor on a tuned set measures memory, not routing. Never tune on these sets; write a new one for the next round.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ class Floors:
 # name -> floors; first runs in tests/intent/data/README.md
 NEVER_TUNED = {
     "blind5.jsonl": Floors(recall=0.95, none=0.87, tempting=0.85, followups=0.95),
+    "blind6.jsonl": Floors(recall=0.96, none=0.91, tempting=0.86, followups=0.94),
     "holdout11.jsonl": Floors(recall=0.92, none=0.95),
     "holdout7.jsonl": Floors(recall=0.95, none=0.90),
 }
