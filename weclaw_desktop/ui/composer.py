@@ -8,7 +8,9 @@ assistant and model pickers with what the model can do.
 
 ``send_requested(text, attachments)`` carries the ready :class:`Attachment` objects; the controller checks them
 against the model (an image for a model that cannot see) and gives them back with :meth:`restore` when the
-message could not be sent.
+message could not be sent. While a sent message is being edited (:meth:`begin_edit`: its text and files back in
+the box, a line saying so with a Cancel button), sending emits ``edit_submitted(run_id, text, attachments)``
+instead: the message actions resend it as a new version beside the old one.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QMimeData, QSize, QStandardPaths, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QCompleter,
     QFileDialog,
@@ -170,6 +172,7 @@ class Composer(QFrame):
     """Emits ``send_requested(text, attachments)`` and ``stop_requested``."""
 
     send_requested = Signal(str, list)
+    edit_submitted = Signal(str, str, list)  # run id of the edited message, its new text, attachments
     stop_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -180,9 +183,23 @@ class Composer(QFrame):
         self.attachment_dir = Path.home() / ".weclaw-attachments"  # the controller sets the app's folder
         self._tasks = TaskSet("composer")
         self._send_when_ready = False
+        self._draft: tuple[str, list[Attachment]] = ("", [])
+        self.editing = ""  # the run id of the sent message being edited ('' = writing a new one)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 6)
         outer.setSpacing(4)
+        self.edit_bar = QWidget()  # "Editing a sent message…  [Cancel editing]"
+        edit_row = QHBoxLayout(self.edit_bar)
+        edit_row.setContentsMargins(0, 0, 0, 0)
+        self.edit_label = QLabel()
+        self.edit_label.setObjectName("Muted")
+        self.edit_cancel = QPushButton()
+        self.edit_cancel.setFlat(True)
+        self.edit_cancel.clicked.connect(self.cancel_edit)
+        edit_row.addWidget(self.edit_label, 1)
+        edit_row.addWidget(self.edit_cancel)
+        self.edit_bar.setVisible(False)
+        outer.addWidget(self.edit_bar)
         holder = QWidget()
         self.chips = QHBoxLayout(holder)
         self.chips.setContentsMargins(0, 0, 0, 0)
@@ -241,6 +258,8 @@ class Composer(QFrame):
 
     def retranslate(self) -> None:
         self.attach.setToolTip(tr("chat.attach"))
+        self.edit_label.setText(tr("composer.editing"))
+        self.edit_cancel.setText(tr("composer.cancel_edit"))
         self.button.setText(tr("chat.stop") if self.busy else tr("chat.send"))
         if self._send_when_ready:
             self.status.setText(tr("attach.waiting"))
@@ -357,6 +376,30 @@ class Composer(QFrame):
             self.add_attachments(files)
             event.acceptProposedAction()
 
+    # --- editing a sent message -----------------------------------------------------------------
+    def begin_edit(self, run_id: str, text: str, attachments: list[Attachment] | None = None) -> None:
+        """Put a sent message back in the box to change it; sending then makes a new version of it."""
+        if not self.editing:
+            self._draft = (self.edit.toPlainText(), self.attachments)  # what was being written comes back
+        self.editing = run_id
+        self.clear_attachments()
+        self.restore(list(attachments or []))
+        self.edit.setPlainText(text)
+        self.edit.moveCursor(QTextCursor.MoveOperation.End)
+        self.edit_bar.setVisible(True)
+        self.edit.setFocus()
+
+    def cancel_edit(self) -> None:
+        if not self.editing:
+            return
+        self.editing = ""
+        self.edit_bar.setVisible(False)
+        text, attachments = self._draft
+        self._draft = ("", [])
+        self.clear_attachments()
+        self.edit.setPlainText(text)
+        self.restore(attachments)
+
     # --- sending --------------------------------------------------------------------------------
     def message_text(self) -> str:
         return self.edit.toPlainText().strip()
@@ -376,6 +419,15 @@ class Composer(QFrame):
             return
         self.edit.clear()
         self.clear_attachments()
+        if self.editing:
+            run_id, self.editing = self.editing, ""
+            self.edit_bar.setVisible(False)
+            text_back, files_back = self._draft
+            self._draft = ("", [])
+            self.edit.setPlainText(text_back)
+            self.restore(files_back)
+            self.edit_submitted.emit(run_id, text, attachments)
+            return
         self.send_requested.emit(text, attachments)
 
     def _maybe_send(self) -> None:
