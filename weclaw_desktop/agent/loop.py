@@ -10,8 +10,10 @@ One turn answers one user message. Each round:
 3. the assistant message is stored (durable before anything else happens);
 4. the tool calls run concurrently through the :class:`Dispatcher` (the round boundary, validation,
    approval, hooks, timeouts, per-tool concurrency and audit live there) with the round's
-   :class:`Exposure` as the boundary and the turn's approval gate; each :class:`CallOutcome` is capped,
-   stored and emitted. The loop guard's refusals are outcomes of the same type (``Dispatcher.refuse``);
+   :class:`Exposure` as the boundary, the turn's approval gate and the round's provenance snapshot
+   (``agent/provenance.py``: what untrusted content the model had seen); each :class:`CallOutcome` is
+   capped, stored and emitted, and an untrusted result is added to the turn's provenance. The loop
+   guard's refusals are outcomes of the same type (``Dispatcher.refuse``);
 5. with no tool calls the answer is final; after ``max_rounds`` the turn stops with a message.
 
 The loop emits typed events (``agent/events.py``) to a callback and knows nothing about the CLI or GUI.
@@ -33,6 +35,7 @@ from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget
 from weclaw_desktop.agent.history import HistoryStore
 from weclaw_desktop.agent.prompt import system_prompt, user_language
+from weclaw_desktop.agent.provenance import ProvenanceStore, arguments_of, note_outcome, turn_provenance
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
 from weclaw_desktop.toolkit.approval import ApprovalGate
@@ -41,6 +44,7 @@ from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
 from weclaw_desktop.toolkit.exposure import Exposure
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind
+from weclaw_desktop.toolkit.provenance import Provenance
 from weclaw_desktop.toolkit.redact import redact
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -76,8 +80,10 @@ class AgentLoop:
         history: HistoryStore,
         tool_env: ToolEnv,
         options: LoopOptions | None = None,
+        provenance_store: ProvenanceStore | None = None,
     ) -> None:
         self.provider = provider
+        self.provenance_store = provenance_store
         self.dispatcher = dispatcher
         self.exposer = exposer
         self.history = history
@@ -97,10 +103,12 @@ class AgentLoop:
         run_id: str | None = None,
         origin: Origin = Origin.GUI,
         gate: ApprovalGate | None,
+        pasted: bool = False,
     ) -> ev.TurnDone:
         """One turn. ``gate`` asks the user about calls that need approval (None: no one can be asked,
-        so those calls are denied)."""
+        so those calls are denied). ``pasted``: the message holds text the user pasted (untrusted)."""
         turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate)
+        turn.pasted = pasted
         return await turn.run()
 
 
@@ -133,6 +141,8 @@ class _Turn:
         self.partial: list[str] = []  # text streamed in the current round
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
+        self.pasted = False
+        self.provenance = Provenance()
 
     # --- plumbing -----------------------------------------------------------------------------------
     def emit(self, event_type: type[ev.Event], **fields: Any) -> None:
@@ -203,6 +213,15 @@ class _Turn:
         history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
         recent = await loop.history.recent_tools(self.session_id)
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent))
+        self.provenance = await turn_provenance(
+            history,
+            loop.dispatcher.safety,
+            loop.provenance_store,
+            self.session_id,
+            self.run_id,
+            pasted=self.pasted,
+            text=self.text,
+        )
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
 
@@ -304,6 +323,7 @@ class _Turn:
         registry = self.loop.registry
         tripped = ""
         jobs = []
+        seen = self.provenance.snapshot()  # this round's calls were written before its results came
         for c in calls:
             ref = registry.resolve(c.name)
             self.emit(
@@ -318,7 +338,7 @@ class _Turn:
                 tripped = tripped or c.name
                 jobs.append(self._stop_repeated(c))
             else:
-                jobs.append(self._call(c, rnd, exposure))
+                jobs.append(self._call(c, rnd, exposure, seen))
         outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
@@ -351,7 +371,7 @@ class _Turn:
         )
         await self._store_result(c, outcome)
 
-    async def _call(self, c: AssembledCall, rnd: Exposure, exposure: TurnExposure) -> None:
+    async def _call(self, c: AssembledCall, rnd: Exposure, exposure: TurnExposure, seen: Provenance) -> None:
         loop = self.loop
 
         def observe(stage: StageEvent) -> None:
@@ -384,8 +404,14 @@ class _Turn:
                 )
 
         outcome = await loop.dispatcher.dispatch(
-            ToolCall(c.id, c.name, c.arguments), self._context(c), gate=self.gate, offered=rnd, observer=observe
+            ToolCall(c.id, c.name, c.arguments),
+            self._context(c),
+            gate=self.gate,
+            offered=rnd,
+            observer=observe,
+            provenance=seen,
         )
+        note_outcome(self.provenance, outcome, arguments_of(c.arguments), loop.dispatcher.safety)
         if outcome.tool:
             if outcome.error not in _NOT_NOTED:
                 exposure.note_result(outcome.tool, outcome.action, outcome.result)

@@ -51,17 +51,19 @@ from weclaw_desktop.agent.audit_sink import SqliteAudit
 from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, StoredMessage, StoredToolCall
 from weclaw_desktop.agent.logs import setup_logging
 from weclaw_desktop.agent.loop import AgentLoop, LoopOptions
+from weclaw_desktop.agent.provenance import ProvenanceStore
 from weclaw_desktop.agent.provider import Provider, ProviderConfig
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
 from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.storage.db import Database
-from weclaw_desktop.toolkit.approval import ApprovalGate
+from weclaw_desktop.toolkit.approval import AllowRule, ApprovalGate
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import Origin, ToolEnv
 from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.hooks import Hooks
+from weclaw_desktop.toolkit.pathclass import Places
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.tools._db import shared_database
 
@@ -205,6 +207,7 @@ class AgentRuntime:
             hooks=hooks,
             audit=audit,
             availability=lambda: AvailabilityContext(has_secret=secrets.has),
+            places=_places(settings, paths),
         )
         # tool_search names only tools the exposure computation says can be offered now (not hidden or
         # switched-off ones); the dispatcher's policy is read at call time, so a Settings change applies at once.
@@ -219,6 +222,7 @@ class AgentRuntime:
             history=history,
             tool_env=_tool_env(settings, paths, db),
             options=_options(settings),
+            provenance_store=ProvenanceStore(db),
         )
         runtime = cls(
             settings=settings,
@@ -237,7 +241,18 @@ class AgentRuntime:
             api_key_override=api_key,
         )
         loop.provider = Provider(runtime.provider_config())
+        dispatcher.remember_rule = runtime.remember_rule
         return runtime
+
+    def remember_rule(self, rule: AllowRule) -> None:
+        """Keep an "always allow" the user chose at the gate: in the settings (saved) and in use now."""
+        approvals = self.settings.agent.approvals.with_rule(rule)
+        self.settings.agent.approvals = approvals
+        self.dispatcher.approval_policy = approvals
+        try:
+            self.settings.save(self.paths)
+        except OSError:
+            log.exception("could not save the 'always allow' rule for %s", rule.function or rule.tool)
 
     def provider_config(self) -> ProviderConfig:
         p = self.settings.provider
@@ -295,6 +310,7 @@ class AgentRuntime:
         self.settings = settings
         self.dispatcher.policy = settings.tools.policy
         self.dispatcher.approval_policy = settings.agent.approvals
+        self.dispatcher.safety.set_places(_places(settings, self.paths))
         for tool, values in settings.tools.config.items():
             if self.registry.effective_config(tool) != {**self.registry.spec(tool).config, **values}:
                 self.registry.set_config_overrides(tool, values)
@@ -313,10 +329,12 @@ class AgentRuntime:
         on_event: EventCallback | None = None,
         gate: ApprovalGate | None = None,
         origin: Origin | None = None,
+        pasted: bool = False,
     ) -> TurnHandle:
         """Start a turn as an asyncio Task and return at once. Must be called on the event loop.
 
-        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`."""
+        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`. ``pasted``: the text
+        holds something the user pasted (it counts as untrusted content for the rest of the chat)."""
         running = self._turns.get(session_id)
         if running is not None and running.running:
             raise TurnInProgress("A reply is still being written in this conversation; stop it or wait.")
@@ -330,6 +348,7 @@ class AgentRuntime:
             run_id=handle.run_id,
             origin=origin or self.origin,
             gate=gate if gate is not None else self.gate,
+            pasted=pasted,
         )
         handle.task = asyncio.get_running_loop().create_task(coro, name=f"turn-{handle.run_id}")
         self._turns[session_id] = handle
@@ -408,6 +427,12 @@ def _options(settings: Settings) -> LoopOptions:
         circuit_failures=a.circuit_breaker_failures,
         language=settings.ui.language,
     )
+
+
+def _places(settings: Settings, paths: AppPaths) -> Places:
+    """The app's folders for tools.json's path classes ({incoming}, {outputs}, {data}...)."""
+    incoming = Path(settings.companion.incoming_dir).expanduser() if settings.companion.incoming_dir else None
+    return Places.default(paths, incoming=incoming, outputs=settings.outputs_dir(paths))
 
 
 def _tool_env(settings: Settings, paths: AppPaths, db: Database) -> ToolEnv:

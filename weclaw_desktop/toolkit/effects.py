@@ -1,0 +1,139 @@
+"""What one call does, from tools.json's ``safety`` declarations: its effects, and the trust of its result.
+
+:class:`SafetyModel` reads the declarations (``ToolSpec.safety``, the manifest's ``safety`` rules) and
+answers, for a call with its arguments:
+
+- :meth:`effects`: the effects that hold for these arguments (an append to ``~/.bashrc`` persists; one to
+  ``~/notes.txt`` does not; ``web_fetch`` of a URL the user wrote in this chat is not egress, one the model
+  built is);
+- :meth:`trust`: whether the result may carry someone else's instructions (a web page, an MCP server not
+  marked trusted, a file from the phone's incoming folder, the clipboard);
+- :meth:`gated`: which effects need the user's OK now, given the turn's :class:`Provenance`.
+
+Dynamic tools (MCP) carry their declaration on the :class:`ToolSpec` they register, so nothing here is
+special for them. Nothing is imported from the tools themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from weclaw_desktop.toolkit.manifest import ActionSafety, Effect, EffectDecl, LocalizedText, SafetyRules, Trust
+from weclaw_desktop.toolkit.pathclass import PathClassifier, Places
+from weclaw_desktop.toolkit.provenance import Provenance, UntrustedSource
+from weclaw_desktop.toolkit.registry import ToolRegistry
+
+_NOTHING = ActionSafety()
+
+
+@dataclass(frozen=True)
+class EffectHit:
+    """An effect that holds for one call, and what makes it hold."""
+
+    effect: Effect
+    detail: str = ""  # the path or URL (empty: the action always has this effect)
+    path_class: str = ""  # the class the path is in ("persistence", "credentials")
+
+
+class SafetyModel:
+    """The declarations of a registry, evaluated. ``places`` are the app's folders ({data}, {incoming}...)."""
+
+    def __init__(self, registry: ToolRegistry, places: Places | None = None) -> None:
+        self.registry = registry
+        self.rules: SafetyRules = registry.manifest.safety
+        self.classifier = PathClassifier(self.rules.paths, places)
+
+    def set_places(self, places: Places) -> None:
+        self.classifier = PathClassifier(self.rules.paths, places)
+
+    def declaration(self, tool: str, action: str) -> ActionSafety:
+        if not self.registry.has_tool(tool) and tool not in self.registry.tool_names(include_disabled=True):
+            return _NOTHING
+        safety = self.registry.spec(tool).safety
+        return safety.of(action) if safety is not None else _NOTHING
+
+    # --- one call ----------------------------------------------------------------------------------
+    def path_values(self, decl: ActionSafety, arguments: Mapping[str, Any], names: Iterable[str] | None = None) -> list[str]:
+        """The paths named by ``names`` (default: the action's ``paths``) in the call's arguments."""
+        return _strings(arguments, names if names is not None else (decl.paths or []))
+
+    def effects(
+        self, tool: str, action: str, arguments: Mapping[str, Any], provenance: Provenance | None = None,
+        *, base: Path | None = None,
+    ) -> list[EffectHit]:
+        """The effects that hold for this call (see the module docstring)."""
+        decl = self.declaration(tool, action)
+        hits: list[EffectHit] = []
+        for item in decl.effects or []:
+            hit = self._holds(item, decl, arguments, provenance, base)
+            if hit is not None and hit not in hits:
+                hits.append(hit)
+        return hits
+
+    def _holds(
+        self,
+        item: EffectDecl,
+        decl: ActionSafety,
+        arguments: Mapping[str, Any],
+        provenance: Provenance | None,
+        base: Path | None,
+    ) -> EffectHit | None:
+        if item.paths_in:
+            found = self.classifier.first_in(self.path_values(decl, arguments, item.args or None), item.paths_in, base)
+            return EffectHit(item.effect, found[0], found[1]) if found else None
+        if item.urls:
+            users = provenance or Provenance()
+            for value in _strings(arguments, item.urls):
+                if not users.user_wrote(value):
+                    return EffectHit(item.effect, value)
+            return None
+        return EffectHit(item.effect)
+
+    def trust(self, tool: str, action: str, arguments: Mapping[str, Any], *, base: Path | None = None) -> Trust:
+        decl = self.declaration(tool, action)
+        if decl.results is Trust.UNTRUSTED:
+            return Trust.UNTRUSTED
+        if decl.untrusted_in and self.classifier.first_in(self.path_values(decl, arguments), decl.untrusted_in, base):
+            return Trust.UNTRUSTED
+        return Trust.TRUSTED
+
+    def source(self, tool: str, action: str, function: str, arguments: Mapping[str, Any]) -> UntrustedSource:
+        """The provenance entry for an untrusted result of this call."""
+        decl = self.declaration(tool, action)
+        detail = next(iter(_strings(arguments, [*(decl.paths or []), "url", "query"])), "")
+        label = decl.source or LocalizedText(en=f"used {function}", zh=f"调用了 {function}")
+        return UntrustedSource(function=function, tool=tool, label=label, detail=detail[:200])
+
+    def gated(self, hits: Iterable[EffectHit], provenance: Provenance | None) -> list[EffectHit]:
+        """The effects that need the user's OK because untrusted content is in the conversation."""
+        if provenance is None or not provenance.tainted:
+            return []
+        wanted = set(self.rules.after_untrusted)
+        return [h for h in hits if h.effect in wanted]
+
+    # --- for the panel -------------------------------------------------------------------------------
+    def declared(self, tool: str) -> tuple[set[Effect], Trust]:
+        """Every effect any action of ``tool`` may have, and whether any of its results can be untrusted."""
+        effects: set[Effect] = set()
+        trust = Trust.TRUSTED
+        for action in self.registry.spec(tool).actions:
+            decl = self.declaration(tool, action)
+            effects |= {e.effect for e in decl.effects or []}
+            if decl.results is Trust.UNTRUSTED or decl.untrusted_in:
+                trust = Trust.UNTRUSTED
+        return effects, trust
+
+
+def _strings(arguments: Mapping[str, Any], names: Iterable[str]) -> list[str]:
+    """The string values (a string, or each string of a list) of the named arguments."""
+    out: list[str] = []
+    for name in names:
+        value = arguments.get(name)
+        if isinstance(value, str) and value.strip():
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, str) and v.strip())
+    return out
