@@ -45,7 +45,7 @@ from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, Too
 from weclaw_desktop.toolkit.exposure import Exposure
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind
 from weclaw_desktop.toolkit.provenance import Provenance
-from weclaw_desktop.toolkit.redact import redact
+from weclaw_desktop.toolkit.redact import StreamRedactor, redact
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 log = logging.getLogger("weclaw.loop")
@@ -139,6 +139,7 @@ class _Turn:
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
+        self.shown = StreamRedactor()  # what of it the front end was shown (masked)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
         self.pasted = False
@@ -229,6 +230,7 @@ class _Turn:
             self.round_no += 1
             rnd = self._expose(exposure)
             self.partial = []
+            self.shown = StreamRedactor()
             t0 = time.perf_counter()
             try:
                 completion = await loop.provider.stream(self.messages, list(rnd.schemas), on_text=self._on_text)
@@ -243,21 +245,25 @@ class _Turn:
                     completion_tokens=u.completion_tokens,
                     total_tokens=u.total_tokens,
                 )
+            rest = self.shown.finish()
+            if rest:
+                self.emit(ev.TextDelta, text=rest)
+            answer = redact(completion.text)  # an answer that echoes a secret is masked when shown and stored
             calls = completion.tool_calls
             call_dicts = [c.as_message() for c in calls]
             await self.durable(
-                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, completion.text, call_dicts)
+                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, answer, call_dicts)
             )
             self.partial = []
             self.open_calls = {c.id: c for c in calls}
-            assistant: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
+            assistant: dict[str, Any] = {"role": "assistant", "content": answer or None}
             if call_dicts:
                 assistant["tool_calls"] = call_dicts
             self.messages.append(assistant)
-            self.emit(ev.AssistantMessage, text=completion.text, tool_calls=call_dicts)
+            self.emit(ev.AssistantMessage, text=answer, tool_calls=call_dicts)
             if not calls:
-                message = "" if completion.text else "The model returned an empty answer."
-                return self._done("completed", text=completion.text, message=message)
+                message = "" if answer else "The model returned an empty answer."
+                return self._done("completed", text=answer, message=message)
             tripped = await self._run_calls(calls, rnd, exposure)
             if tripped:
                 message = (
@@ -273,7 +279,9 @@ class _Turn:
 
     def _on_text(self, piece: str) -> None:
         self.partial.append(piece)
-        self.emit(ev.TextDelta, text=piece)
+        shown = self.shown.feed(piece)  # held back to the last word, so a token is masked before it shows
+        if shown:
+            self.emit(ev.TextDelta, text=shown)
 
     # --- exposure -----------------------------------------------------------------------------------
     def _expose(self, exposure: TurnExposure) -> Exposure:
@@ -474,7 +482,7 @@ class _Turn:
 
     # --- failure paths --------------------------------------------------------------------------------
     async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
-        partial = "".join(self.partial) or exc.partial
+        partial = redact("".join(self.partial) or exc.partial)
         if partial:
             await self.durable(
                 self.loop.history.add_assistant(
@@ -495,7 +503,7 @@ class _Turn:
         """Stop: record what happened. Runs while the task is being cancelled, so it must not block long."""
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
-        partial = "".join(self.partial)
+        partial = redact("".join(self.partial))
         if partial:
             await self.loop.history.add_assistant(
                 self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
