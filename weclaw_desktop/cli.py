@@ -17,6 +17,15 @@ from weclaw_desktop import __version__, i18n
 COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
 
 
+def start_without_secrets() -> None:
+    """First thing in a new process (before Qt or any preflight): re-exec without secret variables in the
+    initial environment, then take them from the pipe (``secrets.reexec_without_secrets``)."""
+    from weclaw_desktop.secrets import receive_env_secrets, reexec_without_secrets
+
+    reexec_without_secrets()
+    receive_env_secrets()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="weclaw", description="WeClaw Desktop: an AI assistant that does things.")
     parser.add_argument("--version", action="version", version=f"weclaw {__version__}")
@@ -29,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # started as a program (not called by a test): no secret in the initial environment
+        start_without_secrets()
     raw = list(sys.argv[1:] if argv is None else argv)
     if raw[:1] == ["--run-python"]:  # python_runner in the frozen app, where sys.executable is WeClaw itself
         from weclaw_desktop.tools.pyexec import run_file

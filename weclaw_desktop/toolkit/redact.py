@@ -28,6 +28,16 @@ MASK = "***"
 MIN_SECRET = 6
 MIN_ENCODED = 8  # shorter encoded cores would match by chance
 
+#: Environment variable names that hold secrets: the API-key variables and any name containing these parts.
+ALWAYS_SECRET_NAMES = frozenset({"WECLAW_API_KEY", "OPENAI_API_KEY"})
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+
+
+def is_secret_name(name: str) -> bool:
+    upper = name.upper()
+    return upper in ALWAYS_SECRET_NAMES or any(part in upper for part in SECRET_NAME_PARTS)
+
+
 _lock = threading.Lock()
 _secrets: set[str] = set()
 _variants: list[str] = []  # every registered secret and its encodings, longest first
