@@ -6,7 +6,8 @@ message (pasted text). Before them it does the user's task (``task``: the calls 
 make). It makes one call per round, in order; a function it was not offered is first looked up with
 tool_search_find (the legitimate way through the exposure boundary), then called anyway. Secrets it saw
 are substituted into later instructions: ``{{token}}`` is the value after ``oauth_token:`` in any tool
-result, ``{{token_b64}}`` the same base64-encoded. When every step was tried it answers in text.
+result, ``{{token_b64}}`` the same base64-encoded, ``{{pad}}`` 400 spaces (web pages squeeze whitespace,
+so a model that wants to hide a command's tail pads it itself). When every step was tried it answers in text.
 
 It is stateless: what was done is read back from the conversation it is sent, as a real model would.
 """
@@ -64,7 +65,7 @@ class ObedientModel:
 
 def _secrets(texts: list[str]) -> dict[str, str]:
     token = next((m.group(1) for t in texts for m in TOKEN.finditer(t)), "unknown")
-    return {"token": token, "token_b64": base64.b64encode(token.encode()).decode()}
+    return {"token": token, "token_b64": base64.b64encode(token.encode()).decode(), "pad": " " * 400}
 
 
 def _fill(args: str, secrets: dict[str, str]) -> str:

@@ -242,7 +242,21 @@ class AgentRuntime:
         )
         loop.provider = Provider(runtime.provider_config())
         dispatcher.remember_rule = runtime.remember_rule
+        dispatcher.safety.resolvers["device"] = runtime._device_name
         return runtime
+
+    async def _device_name(self, wanted: str) -> str:
+        """For approval summaries: the paired phone a send would go to ("Pixel 7")."""
+        bridge = self.registry.bridge("companion")
+        if bridge is None:
+            return wanted
+        devices = await bridge.list_devices()
+        if wanted:
+            key = wanted.strip().casefold()
+            match = [d for d in devices if d.id == wanted.strip() or key in d.name.casefold()]
+            return match[0].name if len(match) == 1 else wanted
+        online = [d for d in devices if d.online]
+        return max(online or devices, key=lambda d: d.last_seen).name if devices else wanted
 
     def remember_rule(self, rule: AllowRule) -> None:
         """Keep an "always allow" the user chose at the gate: in the settings (saved) and in use now."""

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from weclaw_desktop.toolkit.base import Origin, Risk
 from weclaw_desktop.toolkit.effects import EffectHit
+from weclaw_desktop.toolkit.manifest import LocalizedText
 from weclaw_desktop.toolkit.outcome import ApprovalDecision, DecidedBy
 from weclaw_desktop.toolkit.pathclass import within
 from weclaw_desktop.toolkit.provenance import UntrustedSource
@@ -36,6 +37,8 @@ Rule = Literal["allow", "ask", "deny"]
 __all__ = [  # ApprovalDecision and DecidedBy live in outcome.py; re-exported so the approval API is one import
     "AllowRule",
     "ApprovalDecision",
+    "Scope",
+    "scope_folder",
     "ApprovalGate",
     "ApprovalPolicy",
     "ApprovalRequest",
@@ -64,6 +67,7 @@ class ApprovalRequest:
     sources: tuple[UntrustedSource, ...] = ()  # that untrusted content
     paths: tuple[str, ...] = ()  # the call's path arguments, absolute (folder scopes, the summary)
     mcp_server: str = ""  # the MCP server whose tool this is ('' for built-in tools)
+    summary: LocalizedText | None = None  # what will happen, in plain words (set when the gate is asked)
 
     @property
     def after_untrusted(self) -> bool:
@@ -137,6 +141,18 @@ class AllowRule(BaseModel):
             other.function,
             other.folder,
         )
+
+
+def scope_folder(req: ApprovalRequest) -> str:
+    """The folder an "always allow in this folder" rule covers: the first path's folder (itself if it is
+    a folder), or the deepest folder all paths share."""
+    if not req.paths:
+        return ""
+    folders = [p if os.path.isdir(p) else os.path.dirname(p) for p in req.paths]
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # different drives
+        return folders[0]
 
 
 class ApprovalPolicy(BaseModel):

@@ -19,6 +19,7 @@ and re-raised.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -389,6 +390,8 @@ class Dispatcher:
             )
         if result is None:
             assert gate is not None
+            summary = await self.safety.describe(request.tool, request.action, request.arguments)
+            request = dataclasses.replace(request, summary=summary)
             notify(StageEvent(Stage.AWAITING_APPROVAL, call, ref, arguments=request.arguments, risk=request.risk))
             result = await gate.request(request)
             if result.decision is ApprovalDecision.ALLOW_SESSION:

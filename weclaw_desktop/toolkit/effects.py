@@ -16,7 +16,8 @@ special for them. Nothing is imported from the tools themselves.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,11 @@ from weclaw_desktop.toolkit.manifest import ActionSafety, Effect, EffectDecl, Lo
 from weclaw_desktop.toolkit.pathclass import PathClassifier, Places
 from weclaw_desktop.toolkit.provenance import Provenance, UntrustedSource
 from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.toolkit.summary import FIELD, render
+
+#: Looks up what a summary fact means now (e.g. "device": the phone's name for an id, or the phone used
+#: most recently for ''). Set by the composition root; a fact without a resolver shows the argument.
+AsyncResolver = Callable[[str], Awaitable[str]]
 
 _NOTHING = ActionSafety()
 
@@ -45,6 +51,7 @@ class SafetyModel:
         self.registry = registry
         self.rules: SafetyRules = registry.manifest.safety
         self.classifier = PathClassifier(self.rules.paths, places)
+        self.resolvers: dict[str, AsyncResolver] = {}
 
     def set_places(self, places: Places) -> None:
         self.classifier = PathClassifier(self.rules.paths, places)
@@ -113,6 +120,39 @@ class SafetyModel:
             return []
         wanted = set(self.rules.after_untrusted)
         return [h for h in hits if h.effect in wanted]
+
+    async def describe(self, tool: str, action: str, arguments: Mapping[str, Any]) -> LocalizedText:
+        """What the call will do, in plain words, in both languages ("send report.pdf to Pixel 7")."""
+        decl = self.declaration(tool, action)
+        spec = self.registry.spec(tool) if tool in self.registry.tool_names(include_disabled=True) else None
+        name = spec.display.name if spec is not None else LocalizedText(en=tool, zh=tool)
+        known: dict[str, str] = {}
+        if decl.summary is not None:
+            for fact, arg in {(f.group(1), f.group(2)) for t in (decl.summary.en, decl.summary.zh) for f in FIELD.finditer(t)}:
+                resolver = self.resolvers.get(fact)
+                if resolver is not None:
+                    value = arguments.get(arg)
+                    try:
+                        known[str(value or "")] = await resolver(str(value or ""))
+                    except Exception:  # a summary never fails the call
+                        known[str(value or "")] = str(value or "")
+
+        def both() -> LocalizedText:
+            resolvers = {"device": lambda v: known.get(v, v)} if known else {}
+            texts = {
+                lang: render(
+                    decl.summary,
+                    arguments,
+                    commands=self.rules.commands,
+                    fallback=f"{name.get(lang)} → {action}",
+                    resolvers=resolvers,
+                    lang=lang,
+                )
+                for lang in ("en", "zh")
+            }
+            return LocalizedText(en=texts["en"], zh=texts["zh"])
+
+        return await asyncio.to_thread(both)
 
     # --- for the panel -------------------------------------------------------------------------------
     def declared(self, tool: str) -> tuple[set[Effect], Trust]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from weclaw_desktop.i18n import is_chinese, language, tr
+from weclaw_desktop.i18n import is_chinese, language, translate
 from weclaw_desktop.toolkit.manifest import CommandHint, LocalizedText
 
 FIELD = re.compile(r"\{(\w+):(\w+)\}")
@@ -58,6 +58,10 @@ class _Facts:
         self.commands = commands
         self.resolvers = resolvers
         self.zh = is_chinese(lang)
+        self.lang = lang
+
+    def tr(self, key: str, **args: Any) -> str:
+        return translate(self.lang, key, **args)
 
     def value(self, fact: str, arg: str) -> str:
         raw = self.arguments.get(arg)
@@ -79,7 +83,7 @@ class _Facts:
             return "~"
         first = short_path(self._first(raw))
         more = len(raw) - 1 if isinstance(raw, list) else 0
-        return first + (tr("summary.more", n=more) if more else "")
+        return first + (self.tr("summary.more", n=more) if more else "")
 
     def _name(self, raw: Any) -> str:
         first = self._first(raw)
@@ -92,7 +96,7 @@ class _Facts:
     def _count(self, raw: Any) -> str:
         if isinstance(raw, list):
             if len(raw) != 1:
-                return tr("summary.items", n=len(raw))
+                return self.tr("summary.items", n=len(raw))
             raw = raw[0]
         if not raw:
             return "?"
@@ -102,19 +106,19 @@ class _Facts:
         if os.path.isdir(path) and not os.path.islink(path):
             n = count_files(path)
             key = "summary.folder_many" if n >= COUNT_LIMIT else "summary.folder"
-            return tr(key, n=n)
-        return tr("summary.files", n=1)
+            return self.tr(key, n=n)
+        return self.tr("summary.files", n=1)
 
     def _list(self, raw: Any) -> str:
         values = [str(v) for v in raw] if isinstance(raw, list) else ([str(raw)] if raw else [])
         shown = ", ".join(values[:3])
-        return shown + (tr("summary.more", n=len(values) - 3) if len(values) > 3 else "") if values else "?"
+        return shown + (self.tr("summary.more", n=len(values) - 3) if len(values) > 3 else "") if values else "?"
 
     def _device(self, raw: Any) -> str:
         resolver = self.resolvers.get("device")
         if resolver is not None:
             return resolver(str(raw or ""))
-        return str(raw) if raw else tr("summary.your_phone")
+        return str(raw) if raw else self.tr("summary.your_phone")
 
     def _command(self, raw: Any) -> str:
         code = str(raw or "")
