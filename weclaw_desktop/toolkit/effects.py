@@ -154,17 +154,22 @@ class SafetyModel:
 
         return await asyncio.to_thread(both)
 
-    # --- for the panel -------------------------------------------------------------------------------
-    def declared(self, tool: str) -> tuple[set[Effect], Trust]:
-        """Every effect any action of ``tool`` may have, and whether any of its results can be untrusted."""
-        effects: set[Effect] = set()
-        trust = Trust.TRUSTED
-        for action in self.registry.spec(tool).actions:
-            decl = self.declaration(tool, action)
-            effects |= {e.effect for e in decl.effects or []}
-            if decl.results is Trust.UNTRUSTED or decl.untrusted_in:
-                trust = Trust.UNTRUSTED
+
+
+def declared_effects(registry: ToolRegistry, tool: str) -> tuple[set[Effect], Trust]:
+    """For the tool panel: every effect any action of ``tool`` may have, and whether its results can be
+    untrusted (some action's results are, or are when they come from a path class such as "incoming")."""
+    effects: set[Effect] = set()
+    trust = Trust.TRUSTED
+    spec = registry.spec(tool)
+    if spec.safety is None:
         return effects, trust
+    for action in spec.actions:
+        decl = spec.safety.of(action)
+        effects |= {e.effect for e in decl.effects or []}
+        if decl.results is Trust.UNTRUSTED or decl.untrusted_in:
+            trust = Trust.UNTRUSTED
+    return effects, trust
 
 
 def _strings(arguments: Mapping[str, Any], names: Iterable[str]) -> list[str]:
