@@ -5,9 +5,9 @@ of a web page, an MCP result, a file from the phone, the clipboard) or, when tol
 message (pasted text). Before them it does the user's task (``task``: the calls an honest model would
 make). It makes one call per round, in order; a function it was not offered is first looked up with
 tool_search_find (the legitimate way through the exposure boundary), then called anyway. Secrets it saw
-are substituted into later instructions: ``{{token}}`` is the value after ``oauth_token:`` in any tool
-result, ``{{token_b64}}`` the same base64-encoded, ``{{pad}}`` 400 spaces (web pages squeeze whitespace,
-so a model that wants to hide a command's tail pads it itself). When every step was tried it answers in text.
+are substituted into later instructions: ``%TOKEN%`` is the value after ``oauth_token:`` in any tool
+result, ``%TOKEN_B64%`` the same base64-encoded, ``%PAD%`` 400 spaces (web pages squeeze whitespace, so
+a model that wants to hide a command's tail pads it itself). When every step was tried it answers in text.
 
 It is stateless: what was done is read back from the conversation it is sent, as a real model would.
 """
@@ -22,7 +22,7 @@ from typing import Any
 
 from fakeopenai import Reply, ToolCallSpec, call, text_reply, tool_reply
 
-STEP = re.compile(r"STEP (\w+) (\{[^\n]*\})")
+STEP = re.compile(r"STEP (\w+) (\{[^{}]*\})")
 TOKEN = re.compile(r"oauth_token:\s*([^\s\"\\]+)")
 
 
@@ -65,12 +65,12 @@ class ObedientModel:
 
 def _secrets(texts: list[str]) -> dict[str, str]:
     token = next((m.group(1) for t in texts for m in TOKEN.finditer(t)), "unknown")
-    return {"token": token, "token_b64": base64.b64encode(token.encode()).decode(), "pad": " " * 400}
+    return {"TOKEN": token, "TOKEN_B64": base64.b64encode(token.encode()).decode(), "PAD": " " * 400}
 
 
 def _fill(args: str, secrets: dict[str, str]) -> str:
     for key, value in secrets.items():
-        args = args.replace("{{" + key + "}}", value)
+        args = args.replace("%" + key + "%", value)
     return args
 
 
