@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from weclaw_desktop import __version__, i18n
 
 COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
+#: weclaw's own top-level options (anything else starting with "-" may be a Python command line).
+OWN_OPTIONS = ("-h", "--help", "--version", "--data-dir", "--self-test")
 
 
 def start_without_secrets() -> None:
@@ -41,10 +43,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # started as a program (not called by a test): no secret in the initial environment
         start_without_secrets()
     raw = list(sys.argv[1:] if argv is None else argv)
-    if raw[:1] == ["--run-python"]:  # python_runner in the frozen app, where sys.executable is WeClaw itself
-        from weclaw_desktop.tools.pyexec import run_file
+    if raw[:1] == ["--child-guard"]:  # the supervisor of a tool's command in the frozen app (tools/lifetime.py)
+        from weclaw_desktop.tools.childguard import main as child_guard
 
-        return run_file(raw[1:])
+        return child_guard(raw[1:])
+    if raw and ((raw[0].startswith("-") and raw[0] not in OWN_OPTIONS) or os.path.isfile(raw[0])):
+        # A Python command line (--run-python FILE, -c CODE, -m MODULE, FILE): python_runner in the bundle,
+        # where sys.executable is WeClaw itself, and whatever the snippet starts with sys.executable.
+        from weclaw_desktop.tools.pyexec import python_main
+
+        code = python_main(raw, COMMANDS)
+        if code is not None:
+            return code
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -61,9 +71,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(run_self_test())
     if args.command is None:
+        from weclaw_desktop.preflight import cjk_warning, gui_problem
+        from weclaw_desktop.preflight.messages import language
+
+        problem = gui_problem()  # before PySide6 is imported: a bare machine gets a message, not an abort
+        if problem is not None:
+            print(problem.text, file=sys.stderr)
+            return 1
+        note = cjk_warning(language())
+        if note:
+            print(f"weclaw: {note}", file=sys.stderr)
         from weclaw_desktop.app import main as app_main
 
         return int(app_main())
+    from weclaw_desktop.storage.faults import StorageError
+
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
@@ -71,3 +93,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except StorageError as exc:  # any command: a damaged, locked or full database is one line, not a traceback
+        print(i18n.tr("cli.error", message=exc.message), file=sys.stderr)
+        return 1

@@ -144,7 +144,7 @@ def reexec_without_secrets(argv: list[str] | None = None) -> None:
     before and child processes still get them removed by ``safe_env``. Windows keeps no copy of the
     initial block (removing a variable changes the one block other processes can read), so it only pops.
     """
-    if os.name != "posix" or os.environ.get(SECRET_FD_ENV) or getattr(sys, "frozen", False) and not sys.executable:
+    if os.name != "posix" or os.environ.get(SECRET_FD_ENV) or not sys.executable:
         return
     raw = list(sys.argv if argv is None else argv)
     extra = tuple(raw[i + 1] for i, a in enumerate(raw[:-1]) if a == "--api-key-env")
@@ -152,8 +152,9 @@ def reexec_without_secrets(argv: list[str] | None = None) -> None:
     names = secret_env_names(os.environ, extra)
     if not names:
         return
-    payload = json.dumps({"take": [n for n in names if n in (*API_KEY_ENV, *extra)],
-                          "values": {n: os.environ[n] for n in names}}).encode()
+    payload = json.dumps(
+        {"take": [n for n in names if n in (*API_KEY_ENV, *extra)], "values": {n: os.environ[n] for n in names}}
+    ).encode()
     if len(payload) > 60_000:  # more than a pipe holds without a reader: keep the old behaviour
         return
     read_fd, write_fd = os.pipe()
@@ -163,6 +164,9 @@ def reexec_without_secrets(argv: list[str] | None = None) -> None:
     env = {k: v for k, v in os.environ.items() if k not in names}
     env[SECRET_FD_ENV] = str(read_fd)
     args = list(getattr(sys, "orig_argv", None) or [sys.executable, *sys.argv])
+    if getattr(sys, "frozen", False):  # the bundle: start its bootloader afresh (frozen.startup already
+        env["PYINSTALLER_RESET_ENVIRONMENT"] = "1"  # gave os.environ back the user's values on Linux)
+        args = [sys.executable, *sys.argv[1:]]
     try:
         sys.stdout.flush()
         sys.stderr.flush()

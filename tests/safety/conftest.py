@@ -58,9 +58,11 @@ async def _pair(service: CompanionService, name: str = "Pixel 7") -> None:
     import aiohttp
 
     code = service.new_pairing_code()
-    async with aiohttp.ClientSession() as http:
-        async with http.post(service.base_url + "/api/v1/pair", json={"token": code.token, "name": name}) as r:
-            assert r.status == 200, await r.text()
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(service.base_url + "/api/v1/pair", json={"token": code.token, "name": name}) as r,
+    ):
+        assert r.status == 200, await r.text()
 
 
 @pytest.fixture

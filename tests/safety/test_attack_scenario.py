@@ -68,9 +68,7 @@ async def test_the_dialog_says_why_it_asks(world: Any, fake_openai: FakeOpenAI, 
     assert fetch.sources and fetch.sources[-1].label is not None
     assert fetch.sources[-1].label.en == "read a web page" and fetch.sources[-1].detail.endswith("/recipe")
     assert [(h.effect, h.path_class) for h in by_fn["file_append"].gated] == [(Effect.PERSISTS, "persistence")]
-    assert [(h.effect, h.path_class) for h in by_fn["file_read"].gated] == [
-        (Effect.READS_PRIVATE_DATA, "credentials")
-    ]
+    assert [(h.effect, h.path_class) for h in by_fn["file_read"].gated] == [(Effect.READS_PRIVATE_DATA, "credentials")]
     assert [h.effect for h in by_fn["remote_file_share_send_file"].gated] == [Effect.SENDS_DATA_OUT]
 
 

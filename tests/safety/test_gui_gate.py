@@ -64,7 +64,7 @@ async def _answer_all(window: Any, answer: str, count: int) -> list[dict[str, An
     while len(seen) < count:
         await until(lambda: len(dialogs) > len(seen), 30, "an approval dialog")
         dialog = dialogs[len(seen)]
-        await until(lambda: dialog.armed, 5, "armed")
+        await until(lambda d=dialog: d.armed, 5, "armed")
         seen.append(
             {
                 "function": dialog.req.function,
@@ -203,9 +203,7 @@ async def test_a_click_right_after_it_appears_does_nothing(window: Any, world: A
     assert (world.home / "ran.txt").exists()
 
 
-async def test_always_allow_in_this_folder_is_stored_and_used(
-    window: Any, world: Any, fake_openai: FakeOpenAI
-) -> None:
+async def test_always_allow_in_this_folder_is_stored_and_used(window: Any, world: Any, fake_openai: FakeOpenAI) -> None:
     """A scoped rule: file_delete in ~/Documents is allowed from now on (stored in settings.json), but not
     elsewhere, and not after the chat reads a web page."""
     from weclaw_desktop.settings import Settings

@@ -46,7 +46,7 @@ async def test_a_child_reading_its_parents_initial_environment_finds_no_key(
     home = tmp_path / "weclaw"
     env = child_env(home, WECLAW_API_KEY=TEST_KEY, **{OTHER: OTHER_VALUE}, HOME=str(tmp_path))
     args = chat_cmd("run it", "--yes", "--exposure", "all", "--base-url", fake_openai.base_url, "--model", "m")
-    code, out, err = await _run(args, env)
+    code, _out, err = await _run(args, env)
     assert code == 0, err
     text = dump.read_text()
     assert "PATH=" in text and "WECLAW_HOME=" in text  # it really is the parent's environment

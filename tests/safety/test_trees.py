@@ -74,9 +74,7 @@ async def test_other_spellings_and_symlinks_of_the_parent(run: Run, home: Path, 
     assert (world["gcloud"] / "credentials.db").read_text() == SECRET
 
 
-async def test_deleting_the_parent_is_refused_and_the_trash_cannot_be_read(
-    run: Run, home: Path, world: dict
-) -> None:
+async def test_deleting_the_parent_is_refused_and_the_trash_cannot_be_read(run: Run, home: Path, world: dict) -> None:
     res = await run("file_delete", path="~/.config", recursive=True)
     assert not res.succeeded and "cannot be deleted as a whole" in res.output
     assert (world["gcloud"] / "credentials.db").exists()

@@ -32,12 +32,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from weclaw_desktop.agent import events as ev
-from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget
-from weclaw_desktop.agent.history import HistoryStore
+from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget, registry_path_fields, relative_base
+from weclaw_desktop.agent.history import HistoryStore, SessionBusy
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.provenance import ProvenanceStore, arguments_of, note_outcome, turn_provenance
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
+from weclaw_desktop.storage.faults import StorageError
+from weclaw_desktop.textsafe import clean_text, fs_display
 from weclaw_desktop.toolkit.approval import ApprovalGate
 from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolEnv, ToolResult, ToolStatus
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
@@ -134,12 +136,17 @@ class _Turn:
         self.origin = origin
         self.gate = gate
         self.round_no = 0
-        self.guard = LoopGuard(self.opts.loop_guard_repeats)
+        self.guard = LoopGuard(
+            self.opts.loop_guard_repeats,
+            path_fields_of=registry_path_fields(loop.registry),
+            base=relative_base(loop.tool_env.allowed_roots),
+        )
         self.breaker = CircuitBreaker(self.opts.circuit_failures)
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
         self.shown = StreamRedactor()  # what of it the front end was shown (masked)
+        self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
         self.pasted = False
@@ -165,17 +172,31 @@ class _Turn:
         loop = self.loop
         try:
             await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
-        except KeyError:
-            message = "This conversation no longer exists. Start a new one."
-            self.emit(ev.ErrorOccurred, message=message, kind="bad_request")
+        except (KeyError, SessionBusy, StorageError) as exc:
+            if isinstance(exc, KeyError):
+                message, kind = "This conversation no longer exists. Start a new one.", "bad_request"
+            else:
+                message, kind = str(exc), "busy" if isinstance(exc, SessionBusy) else "storage"
+            self.emit(ev.ErrorOccurred, message=message, kind=kind)
             done = self._done("error", message=message)
             self.emit_done(done)
             return done
+        try:
+            return await self._run_and_finish()
+        finally:
+            loop.history.release_turn(self.run_id)
+
+    async def _run_and_finish(self) -> ev.TurnDone:
+        loop = self.loop
         try:
             done = await self._rounds()
         except asyncio.CancelledError:
             await self._after_cancel()
             raise
+        except StorageError as exc:  # disk full, database locked or damaged: say so, end the turn cleanly
+            log.warning("turn %s stopped: %s", self.run_id, exc)
+            self.emit(ev.ErrorOccurred, message=exc.message, kind="storage")
+            done = self._done("error", message=exc.message)
         except Exception as exc:  # a bug: report it, keep the session consistent
             log.exception("turn %s failed", self.run_id)
             message = f"Internal error: {type(exc).__name__}: {redact(str(exc))[:200]}"
@@ -187,6 +208,8 @@ class _Turn:
             done = self._done("error", message=message)
         try:
             await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        except StorageError as exc:  # kept by the history; applied when the session is next used
+            log.warning("could not record the end of turn %s: %s", self.run_id, exc)
         except Exception:
             log.exception("could not record the end of turn %s", self.run_id)
         self.emit_done(done)
@@ -245,14 +268,18 @@ class _Turn:
                     completion_tokens=u.completion_tokens,
                     total_tokens=u.total_tokens,
                 )
+            completion.text = clean_text(completion.text)  # lone surrogates from the model become U+FFFD
             rest = self.shown.finish()
             if rest:
                 self.emit(ev.TextDelta, text=rest)
             answer = redact(completion.text)  # an answer that echoes a secret is masked when shown and stored
             calls = completion.tool_calls
+            for c in calls:
+                c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
             call_dicts = [c.as_message() for c in calls]
+            refs = {c.id: (ref.tool, ref.action) for c in calls if (ref := loop.registry.resolve(c.name))}
             await self.durable(
-                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, answer, call_dicts)
+                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, answer, call_dicts, refs=refs)
             )
             self.partial = []
             self.open_calls = {c.id: c for c in calls}
@@ -278,6 +305,11 @@ class _Turn:
         return self._done("max_rounds", message=message)
 
     def _on_text(self, piece: str) -> None:
+        # a surrogate pair split across two deltas is joined; any other lone surrogate shows as U+FFFD
+        piece, self._high = self._high + piece, ""
+        if piece and "\ud800" <= piece[-1] <= "\udbff":
+            piece, self._high = piece[:-1], piece[-1]
+        piece = clean_text(piece)
         self.partial.append(piece)
         shown = self.shown.feed(piece)  # held back to the last word, so a token is masked before it shows
         if shown:
@@ -441,7 +473,8 @@ class _Turn:
 
     async def _store_result(self, c: AssembledCall, outcome: CallOutcome) -> None:
         result = outcome.result
-        text, truncated = self.budget.take(redact(result.for_model()))
+        # undecodable bytes of file names as \xNN (the model can send them back), other odd text as U+FFFD
+        text, truncated = self.budget.take(redact(fs_display(result.for_model())))
         truncated = truncated or result.truncated
         self.open_calls.pop(c.id, None)
         self.messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
@@ -473,7 +506,7 @@ class _Turn:
             output=text,
             duration_ms=result.duration_ms,
             files=list(result.files),
-            error=redact(result.error or ""),
+            error=redact(fs_display(result.error or "")),
             truncated=truncated,
             error_kind=outcome.error,
             decided_by=outcome.decided_by,
@@ -504,15 +537,18 @@ class _Turn:
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
         partial = redact("".join(self.partial))
-        if partial:
-            await self.loop.history.add_assistant(
-                self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
-            )
-        await self._close_open_calls(
-            "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED
-        )
-        if self.writes:
-            await asyncio.gather(*list(self.writes), return_exceptions=True)
         message = "Stopped by the user."
-        await self.loop.history.finish_turn(self.run_id, "cancelled", self.round_no, message)
+        try:
+            if partial:
+                await self.loop.history.add_assistant(
+                    self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
+                )
+            await self._close_open_calls(
+                "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED
+            )
+            if self.writes:
+                await asyncio.gather(*list(self.writes), return_exceptions=True)
+            await self.loop.history.finish_turn(self.run_id, "cancelled", self.round_no, message)
+        except StorageError as exc:  # the next use of the session closes what could not be written
+            log.warning("could not record the stop of turn %s: %s", self.run_id, exc)
         self.emit_done(self._done("cancelled", text=partial, message=message))

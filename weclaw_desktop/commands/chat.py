@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from weclaw_desktop.agent import events as ev
@@ -50,12 +51,22 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from weclaw_desktop.storage.faults import StorageError, storage_error
+
     data_dir = getattr(args, "chat_data_dir", None)
     if data_dir:
         os.environ["WECLAW_HOME"] = os.path.abspath(data_dir)
     if args.max_rounds is not None and not 1 <= args.max_rounds <= 100:
         return _fail(tr("cli.chat.max_rounds"), 2)
-    return asyncio.run(_main(args))
+    try:
+        return asyncio.run(_main(args))
+    except StorageError as exc:  # the database or the disk: one line, never a traceback
+        return _fail(exc.message)
+    except OSError as exc:  # the data folder itself (full or read-only disk)
+        fault = storage_error(exc, Path(exc.filename or "."))
+        if fault is None:
+            raise
+        return _fail(fault.message)
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -66,11 +77,14 @@ def _fail(message: str, code: int = 1) -> int:
 async def _main(args: argparse.Namespace) -> int:
     from weclaw_desktop.agent.runtime import AgentRuntime
     from weclaw_desktop.paths import app_paths
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.toolkit.manifest import ManifestError
 
     paths = app_paths().ensure()
-    settings = Settings.load(paths)
+    store = SettingsStore.open(paths)
+    for problem in store.errors:
+        print(f"warning: settings: {problem.line()}", file=sys.stderr)
+    settings = store.snapshot()  # the command-line options below change this run only, never the file
     if args.base_url:
         settings.provider.base_url = args.base_url
         settings.provider.preset = ""
@@ -95,6 +109,8 @@ async def _main(args: argparse.Namespace) -> int:
         )
     except ManifestError as exc:
         return _fail(tr("cli.chat.bad_tools", problem=str(exc).splitlines()[0]), 2)
+    if rt.db.recovered is not None:  # a damaged database was moved aside: say where it is kept
+        print(f"[{rt.db.recovered.message}]", file=sys.stderr)
     mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths)
     try:
         if mcp is not None:
@@ -103,6 +119,8 @@ async def _main(args: argparse.Namespace) -> int:
         session_id = await _session(rt, args)
         if session_id is None:
             return _fail(tr("cli.chat.no_session", id=args.session), 2)
+        if not session_id:
+            return _fail(tr("cli.chat.session_busy", id=args.session), 2)
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout)
         if not args.json:
             print(tr("cli.chat.session", id=session_id), file=sys.stderr)
@@ -138,13 +156,22 @@ async def _start_mcp(manager: Any, settings: Any) -> None:
 
 
 async def _session(rt: Any, args: argparse.Namespace) -> str | None:
+    """The conversation to use: None when --session names none, '' when it is busy in another process.
+
+    Without --session the latest conversation continues, unless a turn of it runs in another process:
+    then a new one starts (one writer per conversation) and a line on stderr says so.
+    """
     if args.session:
         found = await rt.get_session(args.session)
-        return found.id if found else None
+        if found is None:
+            return None
+        return "" if await rt.history.busy_elsewhere(found.id) is not None else str(found.id)
     if not args.new:
         latest = await rt.history.latest_session()
         if latest is not None:
-            return str(latest.id)
+            if await rt.history.busy_elsewhere(latest.id) is None:
+                return str(latest.id)
+            print(tr("cli.chat.latest_busy", id=latest.id), file=sys.stderr)
     return str((await rt.create_session()).id)
 
 

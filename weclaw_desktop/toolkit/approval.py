@@ -37,8 +37,6 @@ Rule = Literal["allow", "ask", "deny"]
 __all__ = [  # ApprovalDecision and DecidedBy live in outcome.py; re-exported so the approval API is one import
     "AllowRule",
     "ApprovalDecision",
-    "Scope",
-    "scope_folder",
     "ApprovalGate",
     "ApprovalPolicy",
     "ApprovalRequest",
@@ -47,7 +45,9 @@ __all__ = [  # ApprovalDecision and DecidedBy live in outcome.py; re-exported so
     "AutoDeny",
     "DecidedBy",
     "Rule",
+    "Scope",
     "SessionApprovals",
+    "scope_folder",
 ]
 
 

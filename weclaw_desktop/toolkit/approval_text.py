@@ -42,7 +42,9 @@ def why(req: ApprovalRequest, lang: str) -> str:
         )
         if effect.effect is Effect.READS_PRIVATE_DATA and not effect.path_class:
             need = translate(lang, "why.reads-private-data.any")
-        return translate(lang, "why.after_untrusted", source=did or translate(lang, "why.unknown"), detail=detail, need=need)
+        return translate(
+            lang, "why.after_untrusted", source=did or translate(lang, "why.unknown"), detail=detail, need=need
+        )
     if req.reason:
         return translate(lang, "why.hook", reason=req.reason)
     return ""
@@ -55,7 +57,9 @@ def origin(req: ApprovalRequest, lang: str) -> str:
 
 def visible(text: str) -> str:
     """``text`` with control characters escaped and long runs of spaces counted (nothing hidden, nothing cut)."""
-    text = _CONTROL.sub(lambda m: f"\\u{ord(m.group(0)):04x}" if ord(m.group(0)) > 0xFF else repr(m.group(0))[1:-1], text)
+    text = _CONTROL.sub(
+        lambda m: f"\\u{ord(m.group(0)):04x}" if ord(m.group(0)) > 0xFF else repr(m.group(0))[1:-1], text
+    )
     return _SPACES.sub(lambda m: f"⟨{len(m.group(0))} spaces⟩", text)
 
 
@@ -66,7 +70,13 @@ def shown_arguments(arguments: dict[str, Any]) -> list[tuple[str, str, bool]]:
         if isinstance(value, str):
             out.append((name, visible(value), name in CODE_ARGUMENTS or "\n" in value))
         else:
-            out.append((name, visible(json.dumps(value, ensure_ascii=False, indent=2 if isinstance(value, dict) else None)), False))
+            out.append(
+                (
+                    name,
+                    visible(json.dumps(value, ensure_ascii=False, indent=2 if isinstance(value, dict) else None)),
+                    False,
+                )
+            )
     return out
 
 

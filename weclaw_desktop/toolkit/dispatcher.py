@@ -20,15 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
-import os
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -42,7 +39,7 @@ from weclaw_desktop.toolkit.approval import (
     ApprovalResult,
     SessionApprovals,
 )
-from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink
+from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink, StartedAuditSink
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import (
     BridgeMissingError,
@@ -56,12 +53,13 @@ from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.effects import SafetyModel
 from weclaw_desktop.toolkit.exposure import Exposure, ExposurePlanner, Offered
 from weclaw_desktop.toolkit.hooks import HookCall, Hooks
-from weclaw_desktop.toolkit.manifest import LocalizedText
+from weclaw_desktop.toolkit.jsonargs import ArgumentsError, parse_arguments
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind, kind_of_status
-from weclaw_desktop.toolkit.pathclass import Places, within
+from weclaw_desktop.toolkit.pathclass import Places
 from weclaw_desktop.toolkit.policy import Policy
-from weclaw_desktop.toolkit.provenance import Provenance, UntrustedSource
+from weclaw_desktop.toolkit.provenance import Provenance
 from weclaw_desktop.toolkit.registry import FunctionRef, ToolLoadError, ToolRegistry
+from weclaw_desktop.toolkit.request import UNKNOWN_SOURCE, approval_request
 
 log = logging.getLogger("weclaw.dispatch")
 
@@ -116,6 +114,7 @@ class _State:
     error: ErrorKind | None = None
     hook: str = ""
     ran: bool = False
+    audit_row: Any = None  # the audit sink's token of the row written when the call started (#18)
     started: float = field(default_factory=time.time)
     t0: float = field(default_factory=time.perf_counter)
 
@@ -212,7 +211,7 @@ class Dispatcher:
         """
         state = _State(call, observer or (lambda event: None))
         if provenance is None and isinstance(offered, Exposure):
-            provenance = Provenance(sources=[_UNKNOWN])
+            provenance = Provenance(sources=[UNKNOWN_SOURCE])
         try:
             result = await self._pipeline(call, ctx, state, gate, offered, provenance)
         except asyncio.CancelledError:
@@ -232,7 +231,7 @@ class Dispatcher:
         return outcome
 
     async def _finish(self, outcome: CallOutcome, ctx: ToolContext, state: _State) -> None:
-        await self._audit(outcome, ctx, state.started)
+        await self._audit(outcome, ctx, state.started, state.audit_row)
         state.notify(StageEvent(Stage.FINISHED, state.call, state.ref, result=outcome.result, outcome=outcome))
 
     async def _pipeline(
@@ -279,7 +278,7 @@ class Dispatcher:
         if isinstance(params, list):
             return state.fail(ErrorKind.INVALID_ARGUMENTS, _invalid(call.name, params))
 
-        request = self._request(call, ref, parsed, state.risk, ctx, provenance)
+        request = approval_request(self.safety, call.id, call.name, ref, parsed, state.risk, ctx, provenance)
         approval = await self._approve(request, ctx, gate, state, forced_reason=None)
         if not approval.decision.allowed:
             return self._denied(call.name, approval, state)
@@ -310,6 +309,7 @@ class Dispatcher:
 
         state.notify(StageEvent(Stage.STARTED, call, ref, arguments=hook_call.arguments, risk=state.risk))
         state.ran = True
+        state.audit_row = await self._audit_begin(ctx, state)
         result = await self._execute(ref, params, ctx, call.name, state)
 
         for hook_name, after in self.hooks.after_for(call.name):
@@ -322,41 +322,6 @@ class Dispatcher:
                 result = replaced
                 state.error = None  # the hook's result speaks for itself (its status gives the kind)
         return result
-
-    def _request(
-        self,
-        call: ToolCall,
-        ref: FunctionRef,
-        arguments: dict[str, Any],
-        risk: Risk,
-        ctx: ToolContext,
-        provenance: Provenance | None,
-    ) -> ApprovalRequest:
-        """The approval request with the call's effects, and those that ask because of untrusted content."""
-        base = _base_folder(ctx)
-        effects = self.safety.effects(ref.tool, ref.action, arguments, provenance, base=base)
-        gated = self.safety.gated(effects, provenance)
-        decl = self.safety.declaration(ref.tool, ref.action)
-        paths = tuple(
-            str(self.safety.classifier.spellings(p, base)[0]) for p in self.safety.path_values(decl, arguments)
-        )
-        config = self.registry.spec(ref.tool).config
-        server = str(config.get("server", "")) if self.registry.spec(ref.tool).display.category == "mcp" else ""
-        return ApprovalRequest(
-            tool=ref.tool,
-            action=ref.action,
-            function=call.name,
-            arguments=arguments,
-            risk=risk,
-            origin=ctx.origin,
-            session_id=ctx.session_id,
-            call_id=call.id,
-            effects=tuple(effects),
-            gated=tuple(gated),
-            sources=tuple(provenance.sources) if gated and provenance is not None else (),
-            paths=paths,
-            mcp_server=server,
-        )
 
     async def _approve(
         self,
@@ -511,31 +476,35 @@ class Dispatcher:
         await self._audit(outcome, ctx, state.started)
         return outcome
 
-    async def _audit(self, outcome: CallOutcome, ctx: ToolContext, started: float) -> None:
+    async def _audit_begin(self, ctx: ToolContext, state: _State) -> Any:
+        """The call starts: a sink that can (StartedAuditSink) records it now, as running (#18: a call
+        that was running when the process died is on record). Returns the sink's token, or None."""
+        if not isinstance(self.audit, StartedAuditSink):
+            return None
+        started = state.outcome(ToolResult.ok(""))
+        rec = AuditRecord.of(started, ctx, started_at=state.started, trace_id=ctx.trace_id or state.call.id)
+        try:
+            return await self.audit.begin(rec)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("audit begin failed for %s", state.call.id)
+            return None
+
+    async def _audit(self, outcome: CallOutcome, ctx: ToolContext, started: float, row: Any = None) -> None:
         if self.audit is None:
             return
-        rec = AuditRecord.of(outcome, ctx, started_at=started, trace_id=ctx.trace_id or uuid.uuid4().hex[:16])
+        trace = ctx.trace_id or (outcome.call_id if row is not None else uuid.uuid4().hex[:16])
+        rec = AuditRecord.of(outcome, ctx, started_at=started, trace_id=trace)
         try:
-            await self.audit.record(rec)
+            if row is not None and isinstance(self.audit, StartedAuditSink):
+                await self.audit.finish(row, rec)
+            else:
+                await self.audit.record(rec)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("audit record failed for %s", outcome.call_id)
-
-
-_UNKNOWN = UntrustedSource(
-    function="",
-    label=LocalizedText(en="has content of unknown origin", zh="含有来源不明的内容"),
-)
-
-
-def _base_folder(ctx: ToolContext) -> Path:
-    """Where a relative path argument points (as pathguard resolves it): home, unless home is not allowed."""
-    home = Path(os.path.expanduser("~"))
-    roots = [Path(os.path.expanduser(str(r))) for r in ctx.allowed_roots]
-    if not roots or any(within(home, r) for r in roots):
-        return home
-    return roots[0]
 
 
 _DECIDERS = {
@@ -547,19 +516,11 @@ _DECIDERS = {
 
 
 def _parse_arguments(raw: str | None) -> dict[str, Any] | str:
-    """The arguments as a dict, or a short reason they are not one."""
-    text = (raw or "").strip()
-    if not text:
-        return {}
+    """The arguments as a dict, or a short reason they are not one (bad JSON, too deep, too long: #18)."""
     try:
-        value = json.loads(text)
-        if isinstance(value, str):  # some models double-encode the object
-            value = json.loads(value)
-    except json.JSONDecodeError as exc:
-        return f"{exc.msg} at character {exc.pos}"
-    if not isinstance(value, dict):
-        return f"expected a JSON object, got {type(value).__name__}"
-    return value
+        return parse_arguments(raw)
+    except ArgumentsError as exc:
+        return str(exc)
 
 
 def _validate(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel | list[str]:

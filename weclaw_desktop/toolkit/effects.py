@@ -63,13 +63,20 @@ class SafetyModel:
         return safety.of(action) if safety is not None else _NOTHING
 
     # --- one call ----------------------------------------------------------------------------------
-    def path_values(self, decl: ActionSafety, arguments: Mapping[str, Any], names: Iterable[str] | None = None) -> list[str]:
+    def path_values(
+        self, decl: ActionSafety, arguments: Mapping[str, Any], names: Iterable[str] | None = None
+    ) -> list[str]:
         """The paths named by ``names`` (default: the action's ``paths``) in the call's arguments."""
         return _strings(arguments, names if names is not None else (decl.paths or []))
 
     def effects(
-        self, tool: str, action: str, arguments: Mapping[str, Any], provenance: Provenance | None = None,
-        *, base: Path | None = None,
+        self,
+        tool: str,
+        action: str,
+        arguments: Mapping[str, Any],
+        provenance: Provenance | None = None,
+        *,
+        base: Path | None = None,
     ) -> list[EffectHit]:
         """The effects that hold for this call (see the module docstring)."""
         decl = self.declaration(tool, action)
@@ -128,7 +135,9 @@ class SafetyModel:
         name = spec.display.name if spec is not None else LocalizedText(en=tool, zh=tool)
         known: dict[str, str] = {}
         if decl.summary is not None:
-            for fact, arg in {(f.group(1), f.group(2)) for t in (decl.summary.en, decl.summary.zh) for f in FIELD.finditer(t)}:
+            for fact, arg in {
+                (f.group(1), f.group(2)) for t in (decl.summary.en, decl.summary.zh) for f in FIELD.finditer(t)
+            }:
                 resolver = self.resolvers.get(fact)
                 if resolver is not None:
                     value = arguments.get(arg)
@@ -153,7 +162,6 @@ class SafetyModel:
             return LocalizedText(en=texts["en"], zh=texts["zh"])
 
         return await asyncio.to_thread(both)
-
 
 
 def declared_effects(registry: ToolRegistry, tool: str) -> tuple[set[Effect], Trust]:

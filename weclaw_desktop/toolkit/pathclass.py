@@ -160,6 +160,4 @@ def _matches(entry: _Entry, path: Path) -> bool:
         return fnmatch.fnmatchcase(fold(path.name), entry.glob)
     key = parts_key(path)
     n = len(entry.parts)
-    return any(
-        all(fnmatch.fnmatchcase(key[i + j], entry.parts[j]) for j in range(n)) for i in range(len(key) - n + 1)
-    )
+    return any(all(fnmatch.fnmatchcase(key[i + j], entry.parts[j]) for j in range(n)) for i in range(len(key) - n + 1))

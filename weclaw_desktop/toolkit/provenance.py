@@ -20,7 +20,9 @@ from urllib.parse import urlsplit, urlunsplit
 from weclaw_desktop.toolkit.manifest import LocalizedText
 
 #: Words that look like URLs or addresses in a user's message: with a scheme, or a domain with a dot.
-_URL = re.compile(r"(?i)\b(?:https?://[^\s<>\"'`，。、）)]+|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:/[^\s<>\"'`，。、）)]*)?)")
+_URL = re.compile(
+    r"(?i)\b(?:https?://[^\s<>\"'`，。、）)]+|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?(?:/[^\s<>\"'`，。、）)]*)?)"
+)
 _EMAIL = re.compile(r"(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b")
 
 

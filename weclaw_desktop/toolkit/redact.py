@@ -51,9 +51,7 @@ _KEY_NAMES = (
 #: (pattern, replacement) in order. Replacements keep the label so the text still reads.
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (
-        re.compile(
-            r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)", re.DOTALL
-        ),
+        re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)", re.DOTALL),
         r"-----BEGIN \1PRIVATE KEY----- *** -----END \1PRIVATE KEY-----",
     ),
     (re.compile(r"\bsk-(?:proj-|ant-|or-v1-)?[A-Za-z0-9_\-]{8,}"), "sk-***"),
@@ -140,8 +138,26 @@ def redact(text: str) -> str:
     return text
 
 
-_PREFIXES = ("sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "AKIA", "ASIA", "xoxa-", "xoxb-",
-             "xoxp-", "xoxo-", "xoxs-", "xoxr-", "AIza", "eyJ", "-----BEGIN")
+_PREFIXES = (
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "AKIA",
+    "ASIA",
+    "xoxa-",
+    "xoxb-",
+    "xoxp-",
+    "xoxo-",
+    "xoxs-",
+    "xoxr-",
+    "AIza",
+    "eyJ",
+    "-----BEGIN",
+)
 _TAIL = re.compile(r"[A-Za-z0-9_\-+/=.:~%@]+$")
 
 

@@ -20,7 +20,6 @@ from weclaw_desktop.bridges.protocols import KNOWN_BRIDGES
 from weclaw_desktop.toolkit.availability import AllOf, AnyOf, BridgeReq, Not, Requirement
 from weclaw_desktop.toolkit.base import BaseTool
 from weclaw_desktop.toolkit.manifest import Manifest, ManifestError, load_manifest
-from weclaw_desktop.toolkit.summary import FACTS, fields
 from weclaw_desktop.toolkit.registry import (
     MAX_FUNCTION_NAME,
     RegistryError,
@@ -28,6 +27,7 @@ from weclaw_desktop.toolkit.registry import (
     ToolRegistry,
     function_name,
 )
+from weclaw_desktop.toolkit.summary import FACTS, fields
 
 FUNCTION_NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -346,7 +346,9 @@ def _safety(manifest: Manifest, classes: dict[str, type[BaseTool]]) -> Check:
             if decl.summary is not None:
                 for fact, arg in fields(decl.summary):
                     if fact not in FACTS:
-                        check.problems.append(f"{where}: summary uses unknown fact '{fact}' (known: {', '.join(sorted(FACTS))})")
+                        check.problems.append(
+                            f"{where}: summary uses unknown fact '{fact}' (known: {', '.join(sorted(FACTS))})"
+                        )
                     wanted.append(arg)
             if names is not None:
                 for arg in sorted(set(wanted) - names):

@@ -17,6 +17,9 @@ with a :class:`ToolError` that says why and what to do:
   saying so (:meth:`PathGuard.skip_protected`), so ``~/.config`` cannot carry ``~/.config/gcloud`` out.
 - Windows drive paths (``C:\\Users\\me``) work on Windows; on macOS/Linux they get a clear error instead of
   silently becoming a file named ``C:\\Users\\me`` in the home folder.
+- A name that is not valid in the file-system encoding (GBK bytes on a UTF-8 Linux) is shown to the model
+  with ``\\xNN`` escapes (``textsafe.fs_display``); such a path sent back is turned into the real name
+  (``textsafe.fs_restore``) when no file has the escaped name literally.
 
 Use :func:`resolve_user_path` for one path, or a :class:`PathGuard` when walking many (search, zip).
 """
@@ -30,6 +33,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
+from weclaw_desktop.textsafe import fs_restore
 from weclaw_desktop.toolkit.base import ToolContext, ToolError
 
 RELATIVE_NOTE = "Relative paths are relative to the user's home folder; '~' also means the home folder."
@@ -168,6 +172,8 @@ def _weclaw_private() -> list[Path]:
         db.with_name(db.name + "-wal"),
         db.with_name(db.name + "-shm"),
         db.with_name(db.name + "-journal"),
+        db.with_name(db.name + "-locks"),  # storage/locks.py: a process that opened it could drop the locks
+        db.parent / "damaged",  # storage/db.py keeps damaged databases there: the same private data
         paths.data,
         paths.config,
         paths.logs,
@@ -222,9 +228,9 @@ class PathGuard:
         probes = _unique([_lexical(folder), _real(folder)])
         found: list[Path] = []
         for denied in self._denied:
-            if any(is_within(denied, p) and denied != p for p in probes) and os.path.lexists(denied):
-                if not any(is_within(denied, o) for o in self._open):
-                    found.append(denied)
+            inside = any(is_within(denied, p) and denied != p for p in probes)
+            if inside and os.path.lexists(denied) and not any(is_within(denied, o) for o in self._open):
+                found.append(denied)
         return _unique(found)
 
     def refuse_protected_inside(self, folder: Path, verb: str) -> None:
@@ -265,6 +271,9 @@ class PathGuard:
         """
         text = _clean(raw)
         candidate = self._absolute(text, raw)
+        restored = fs_restore(text)
+        if restored is not None and not os.path.lexists(candidate):
+            candidate = self._absolute(restored, raw)
         lexical = _lexical(candidate)
         keep = keep_link and os.path.islink(lexical)
         real = _real(lexical.parent) / lexical.name if keep else _real(lexical)

@@ -51,8 +51,8 @@ from weclaw_desktop.toolkit.approval import (
 )
 from weclaw_desktop.toolkit.approval_text import arguments_text, origin, why
 from weclaw_desktop.toolkit.base import Risk
-from weclaw_desktop.toolkit.summary import short_path
 from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.toolkit.summary import short_path
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.translation import mark_content
 
@@ -219,7 +219,9 @@ class ApprovalDialog(QDialog):
         )
         reason = why(req, lang)
         self.why_title.setText(tr("approval.why_title"))
-        self.reason.setText(reason or tr("approval.reason", reason=tr("approval.risk", risk=tr(f"risk.{req.risk.value}"))))
+        self.reason.setText(
+            reason or tr("approval.reason", reason=tr("approval.risk", risk=tr(f"risk.{req.risk.value}")))
+        )
         self.arguments_title.setText(tr("approval.show_arguments"))
         self.deny_button.setText(tr("approval.deny.default") if req.risk is Risk.HIGH else tr("approval.deny"))
         self.session_button.setText(tr("approval.allow_session"))
@@ -238,7 +240,9 @@ class ApprovalDialog(QDialog):
 
     def _scope_text(self, scope: Scope, title: str) -> str:
         if scope == "folder":
-            return tr("approval.always.folder", tool=title, action=self.req.action, folder=short_path(scope_folder(self.req)))
+            return tr(
+                "approval.always.folder", tool=title, action=self.req.action, folder=short_path(scope_folder(self.req))
+            )
         if scope == "server":
             return tr("approval.always.server", server=self.req.mcp_server)
         return tr("approval.always.function", tool=title, action=self.req.action)

@@ -57,12 +57,7 @@ class ChatController(QObject):
         self.session_id = ""
         self.handle: TurnHandle | None = None
         self.tokens: dict[str, int] = {}
-        self._tasks = TaskSet(
-            "UI",
-            on_error=lambda exc: self.chat.add_notice(
-                Text("chat.error", message=f"{type(exc).__name__}: {exc}"), "error"
-            ),
-        )
+        self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
         composer.send_requested.connect(lambda text: self.spawn(self.send(text, pasted=composer.submitted_pasted)))
         composer.stop_requested.connect(self.stop)
@@ -219,6 +214,16 @@ class ChatController(QObject):
         await self._tasks.cancel_all()
         if self.runtime is not None:
             await self.runtime.close()
+
+
+def _error_text(exc: BaseException) -> Text:
+    """A failed background task for the user: a storage fault or a busy conversation in its own words."""
+    from weclaw_desktop.agent.history import SessionBusy
+    from weclaw_desktop.storage.faults import StorageError
+
+    if isinstance(exc, StorageError | SessionBusy):
+        return Text("chat.error", message=str(exc))
+    return Text("chat.error", message=f"{type(exc).__name__}: {exc}")
 
 
 class _Hit:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
-from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
+from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic, human_text
 from weclaw_desktop.toolkit.effects import declared_effects
 from weclaw_desktop.toolkit.manifest import Effect
 from weclaw_desktop.ui import icons, theme
@@ -289,7 +289,8 @@ class ToolPanel(QDockWidget):
         row = self.board.rows[name]
         spec = self.board.registry.spec(name)
         lines = [f"<b>{pick(spec.display.name)}</b> <span style='color:gray'>({name})</span>", pick(spec.description)]
-        if row.state == "hidden":
+        locked = any(d.code is Code.DISABLED_SETTINGS_UNREADABLE for d in row.diagnostics)
+        if row.state == "hidden" or locked:  # locked: "off", but not by the user - say why
             for d in row.diagnostics:
                 why, hint = diagnostic_text(d)
                 lines.append(tr("panel.tip.why", reason=f"{why} [{d.code.value}]"))
