@@ -23,6 +23,7 @@ from polling import until
 from world import page, persistence_changes, snapshot, steps
 
 from weclaw_desktop.paths import app_paths
+from weclaw_desktop.settings import SettingsStore
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 
@@ -76,7 +77,7 @@ async def test_cli_asks_one_call_at_a_time_and_shows_everything(
     fake_openai.responder = ObedientModel(task=[call("web_fetch", {"url": url})], answer="Boil it for ten minutes.")
     wc_home = tmp_path / "cli-home"
     settings = world.settings(fake_openai)
-    settings.save(app_paths(wc_home).ensure())
+    SettingsStore(app_paths(wc_home).ensure()).save(settings)
     before = snapshot(world.home)
 
     term = Terminal()

@@ -206,7 +206,7 @@ async def test_a_click_right_after_it_appears_does_nothing(window: Any, world: A
 async def test_always_allow_in_this_folder_is_stored_and_used(window: Any, world: Any, fake_openai: FakeOpenAI) -> None:
     """A scoped rule: file_delete in ~/Documents is allowed from now on (stored in settings.json), but not
     elsewhere, and not after the chat reads a web page."""
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
 
     docs = world.home / "Documents"
     (docs / "a.txt").write_text("a")
@@ -225,7 +225,7 @@ async def test_always_allow_in_this_folder_is_stored_and_used(window: Any, world
     dialog.always_actions["folder"].trigger()
     await until(lambda: not window.composer.busy, 30, "the turn to end")
     assert not (docs / "a.txt").exists()
-    stored = Settings.load(window.runtime.paths).agent.approvals.always
+    stored = SettingsStore.open(window.runtime.paths).settings.agent.approvals.always
     assert [(r.scope, r.function, Path(r.folder)) for r in stored] == [("folder", "file_delete", docs.resolve())]
 
     fake_openai.responder = ObedientModel(

@@ -20,6 +20,11 @@ from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/<pid>/environ is Linux's")
 
+#: Every ancestor's initial environment (the app, and any supervisor between it and the shell), up to pid 1.
+ANCESTORS = (
+    "p=$PPID; : > {dump}; while [ \"$p\" -gt 1 ]; do echo \"== $p $(cat /proc/$p/comm)\" >> {dump}; "
+    "tr '\\0' '\\n' < /proc/$p/environ >> {dump}; p=$(awk '{{print $4}}' /proc/$p/stat); done"
+)
 OTHER = "AWS_SECRET_ACCESS_KEY"
 OTHER_VALUE = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
 
@@ -37,7 +42,7 @@ async def test_a_child_reading_its_parents_initial_environment_finds_no_key(
 ) -> None:
     dump = tmp_path / "parent-environ.txt"
     live = tmp_path / "parent-live.txt"
-    command = f"tr '\\0' '\\n' < /proc/$PPID/environ > {dump}; echo parent=$PPID"
+    command = ANCESTORS.format(dump=dump)
     fake_openai.push(
         tool_reply(call("shell_run", {"command": command, "cwd": str(tmp_path)})),
         tool_reply(call("python_runner_run", {"code": _live_probe(live)})),
@@ -49,7 +54,7 @@ async def test_a_child_reading_its_parents_initial_environment_finds_no_key(
     code, _out, err = await _run(args, env)
     assert code == 0, err
     text = dump.read_text()
-    assert "PATH=" in text and "WECLAW_HOME=" in text  # it really is the parent's environment
+    assert "PATH=" in text and f"WECLAW_HOME={home}" in text  # the app's own environment is among them
     assert TEST_KEY not in text and "WECLAW_API_KEY" not in text
     assert OTHER_VALUE not in text
     # the app used the key (it came through the pipe, not the environment)
@@ -70,7 +75,7 @@ async def test_api_key_env_names_a_variable_that_is_taken_too(fake_openai: FakeO
     """``--api-key-env MY_KEY``: that variable is also out of the initial environment, and still used."""
     dump = tmp_path / "parent-environ.txt"
     fake_openai.push(
-        tool_reply(call("shell_run", {"command": f"tr '\\0' '\\n' < /proc/$PPID/environ > {dump}"})),
+        tool_reply(call("shell_run", {"command": ANCESTORS.format(dump=dump)})),
         text_reply("done"),
     )
     env = child_env(tmp_path / "weclaw", MY_PROVIDER_SEKRIT="sk-other-5b1e9d7c3a", HOME=str(tmp_path))
