@@ -198,3 +198,39 @@ def receive_env_secrets() -> None:
             _taken[name] = value
         else:
             os.environ[name] = value  # heap memory: not in /proc/<pid>/environ
+
+
+# --- a password in the provider's base URL ---------------------------------------------------------------
+def url_password_name(api_key_name: str) -> str:
+    """The keyring entry that holds the password of the provider's base URL (``https://user:pass@host``)."""
+    return f"{api_key_name}.base_url_password"
+
+
+def split_url_password(url: str) -> tuple[str, str | None]:
+    """``https://me:pw@host/v1`` -> (``https://me@host/v1``, ``pw``); a URL without a password is unchanged."""
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        password = unquote(parts.password) if parts.password else None
+    except ValueError:
+        return url, None
+    if not password:
+        return url, None
+    netloc = parts.netloc.rsplit("@", 1)
+    user = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[1]}")), password
+
+
+def join_url_password(url: str, password: str | None) -> str:
+    """Put the stored password back into ``https://me@host/v1`` for the request (never for display)."""
+    from urllib.parse import quote, urlsplit, urlunsplit
+
+    if not password:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    user, host = parts.netloc.rsplit("@", 1)
+    register_secret(password)
+    return urlunsplit(parts._replace(netloc=f"{user.split(':', 1)[0]}:{quote(password, safe='')}@{host}"))

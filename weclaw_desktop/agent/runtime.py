@@ -55,7 +55,15 @@ from weclaw_desktop.agent.provenance import ProvenanceStore
 from weclaw_desktop.agent.provider import Provider, ProviderConfig
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
-from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
+from weclaw_desktop.secrets import (
+    API_KEY_ENV,
+    SecretStore,
+    join_url_password,
+    split_url_password,
+    take_env_secrets,
+    url_password_name,
+)
+from weclaw_desktop.toolkit.redact import register_secret
 from weclaw_desktop.settings import SECTIONS, Settings, SettingsChange, SettingsStore
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.approval import AllowRule, ApprovalGate
@@ -288,8 +296,11 @@ class AgentRuntime:
 
     def provider_config(self) -> ProviderConfig:
         p = self.settings.provider
+        url, typed = split_url_password(p.base_url)  # an old settings.json may still hold one: it is used
+        password = typed or self.secrets.get(url_password_name(p.api_key_name)) if "@" in p.base_url else None
+        register_secret(password)
         return ProviderConfig(
-            base_url=p.base_url,
+            base_url=join_url_password(url, password) if password else p.base_url,
             model=p.model,
             api_key=self.api_key(),
             timeout_s=p.timeout_s,

@@ -40,7 +40,7 @@ def is_secret_name(name: str) -> bool:
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
-_variants: list[str] = []  # every registered secret and its encodings, longest first
+_encoded: dict[str, list[str]] = {}  # secret -> its encodings (computed once per secret)
 
 _KEY_NAMES = (
     r"api[_-]?key|apikey|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key|client[_-]?secret|"
@@ -106,11 +106,16 @@ def register_secret(value: str | None) -> None:
     if not value or len(value) < MIN_SECRET:
         return
     with _lock:
-        if value in _secrets:
-            return
         _secrets.add(value)
-        variants = set(_variants) | {value, *_encodings(value)}
-        _variants[:] = sorted(variants, key=len, reverse=True)
+        if value not in _encoded:
+            _encoded[value] = _encodings(value)
+
+
+def _current_variants() -> list[str]:
+    """Every registered secret and its encodings, longest first."""
+    with _lock:
+        found = {v for s in _secrets for v in (s, *_encoded.get(s, []))}
+    return sorted(found, key=len, reverse=True)
 
 
 def known_secrets() -> frozenset[str]:
@@ -122,15 +127,12 @@ def forget_secrets() -> None:
     """Forget every registered secret (tests isolate themselves with it)."""
     with _lock:
         _secrets.clear()
-        _variants.clear()
 
 
 def redact(text: str) -> str:
     if not text:
         return text
-    with _lock:
-        variants = list(_variants)
-    for value in variants:
+    for value in _current_variants():
         if value in text:
             text = text.replace(value, MASK)
     for pattern, replacement in _PATTERNS:
@@ -192,8 +194,7 @@ class StreamRedactor:
         if tail is None:
             return len(text)
         word = tail.group(0)
-        with _lock:
-            variants = list(_variants)
+        variants = _current_variants()
         risky = (
             "://" in word
             or any(word.startswith(p) or p.startswith(word) for p in _PREFIXES)

@@ -85,6 +85,8 @@ class ApprovalDialog(QDialog):
         self.setObjectName("ApprovalDialog")
         c = theme.colors()
         self._risk_color = {"high": c.danger, "medium": c.warning}.get(req.risk.value, c.accent)
+        # asking because of untrusted content is a warning whatever the call's own risk
+        self._alert_color = self._risk_color if req.risk is Risk.HIGH or not req.gated else c.warning
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 18, 20, 16)
         layout.setSpacing(8)
@@ -92,7 +94,7 @@ class ApprovalDialog(QDialog):
         head = QHBoxLayout()
         head.setSpacing(12)
         glyph = QLabel()
-        glyph.setPixmap(icons.pixmap("shield", 36, self._risk_color))
+        glyph.setPixmap(icons.pixmap("shield", 36, self._alert_color))
         glyph.setAlignment(Qt.AlignmentFlag.AlignTop)
         head.addWidget(glyph)
         text = QVBoxLayout()
@@ -126,7 +128,7 @@ class ApprovalDialog(QDialog):
         self.reason = QLabel()
         self.reason.setWordWrap(True)
         self.reason.setTextFormat(Qt.TextFormat.PlainText)
-        self.reason.setStyleSheet(f"color: {self._risk_color if req.gated else c.text};")
+        self.reason.setStyleSheet(f"color: {self._alert_color if req.gated else c.text};")
         mark_content(self.reason)
         layout.addWidget(self.reason)
 
@@ -156,7 +158,8 @@ class ApprovalDialog(QDialog):
         self.session_button = QPushButton()
         self.always_button = QPushButton()
         self.once_button = QPushButton()
-        self.once_button.setProperty("primary", True)
+        # no allow button is the eye-catching one when the call is high risk or follows untrusted content
+        self.once_button.setProperty("primary", req.risk is not Risk.HIGH and not req.gated)
         for button in (self.deny_button, self.session_button, self.always_button, self.once_button):
             button.setAutoDefault(False)
             button.setDefault(False)
