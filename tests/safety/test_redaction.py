@@ -60,7 +60,10 @@ def test_private_keys_and_innocent_text() -> None:
     pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd\n-----END RSA PRIVATE KEY-----"
     assert "MIIEowIBAAKCAQEA1234" not in redact(f"key:\n{pem}\nafter")
     assert redact("max_tokens: 4096, total_tokens=1234") == "max_tokens: 4096, total_tokens=1234"
-    assert redact("mailto:anna@example.com and https://example.com/a@b") == "mailto:anna@example.com and https://example.com/a@b"
+    assert (
+        redact("mailto:anna@example.com and https://example.com/a@b")
+        == "mailto:anna@example.com and https://example.com/a@b"
+    )
 
 
 @pytest.mark.parametrize("prefix", [b"", b"x", b"xy", b"PATH=/usr/bin\x00WECLAW_API_KEY="])
@@ -87,7 +90,9 @@ def test_a_streamed_token_is_never_shown_half() -> None:
 async def test_an_answer_that_echoes_the_key_is_masked_when_shown_and_stored(
     make_runtime: Any, fake_openai: FakeOpenAI, world: Any
 ) -> None:
-    fake_openai.push(text_reply("Your key is ", TEST_KEY[:10], TEST_KEY[10:], " and ", "gho_16C7e42F292c6912E7710c838347Ae178B4a"))
+    fake_openai.push(
+        text_reply("Your key is ", TEST_KEY[:10], TEST_KEY[10:], " and ", "gho_16C7e42F292c6912E7710c838347Ae178B4a")
+    )
     rt = await make_runtime(None)
     register_secret(TEST_KEY)
     done, events, sid = await run_turn(rt, "what is my key?")
@@ -138,4 +143,3 @@ async def test_the_settings_page_moves_the_password_out_of_the_field(qtbot: Any,
     assert settings.provider.base_url == "https://me@llm.example/v1"
     assert page.base_url.text() == "https://me@llm.example/v1"
     assert secrets.get(url_password_name(settings.provider.api_key_name)) == "hunter2-pw"
-

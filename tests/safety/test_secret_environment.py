@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/p
 
 #: Every ancestor's initial environment (the app, and any supervisor between it and the shell), up to pid 1.
 ANCESTORS = (
-    "p=$PPID; : > {dump}; while [ \"$p\" -gt 1 ]; do echo \"== $p $(cat /proc/$p/comm)\" >> {dump}; "
+    'p=$PPID; : > {dump}; while [ "$p" -gt 1 ]; do echo "== $p $(cat /proc/$p/comm)" >> {dump}; '
     "tr '\\0' '\\n' < /proc/$p/environ >> {dump}; p=$(awk '{{print $4}}' /proc/$p/stat); done"
 )
 OTHER = "AWS_SECRET_ACCESS_KEY"

@@ -67,4 +67,7 @@ async def test_a_padded_command_and_control_characters_cannot_hide_the_tail() ->
     tty.lines.put("a\n")
     result = await asyncio.wait_for(task, 5)
     assert result.decision is ApprovalDecision.ALLOW_ALWAYS
-    assert result.remember is not None and (result.remember.scope, result.remember.function) == ("function", "shell_run")
+    assert result.remember is not None and (result.remember.scope, result.remember.function) == (
+        "function",
+        "shell_run",
+    )

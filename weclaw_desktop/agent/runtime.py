@@ -63,7 +63,6 @@ from weclaw_desktop.secrets import (
     take_env_secrets,
     url_password_name,
 )
-from weclaw_desktop.toolkit.redact import register_secret
 from weclaw_desktop.settings import SECTIONS, Settings, SettingsChange, SettingsStore
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.approval import AllowRule, ApprovalGate
@@ -72,6 +71,7 @@ from weclaw_desktop.toolkit.base import Origin, ToolEnv
 from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.hooks import Hooks
 from weclaw_desktop.toolkit.pathclass import Places
+from weclaw_desktop.toolkit.redact import register_secret
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.tools._db import shared_database
 

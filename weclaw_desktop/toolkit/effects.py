@@ -147,7 +147,7 @@ class SafetyModel:
                         known[str(value or "")] = str(value or "")
 
         def both() -> LocalizedText:
-            resolvers = {"device": lambda v: known.get(v, v)} if known else {}
+            resolvers: dict[str, Callable[[str], str]] = {"device": lambda v: known.get(v, v)} if known else {}
             texts = {
                 lang: render(
                     decl.summary,

@@ -87,7 +87,8 @@ class Provenance:
     def first(self) -> UntrustedSource | None:
         """The source to name in an approval reason: this turn's latest, else the latest earlier one."""
         current = [s for s in self.sources if not s.earlier]
-        return (current or self.sources or [None])[-1]
+        chosen = current or self.sources
+        return chosen[-1] if chosen else None
 
 
 def normalise_url(text: str) -> str:
