@@ -44,7 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         start_without_secrets()
     raw = list(sys.argv[1:] if argv is None else argv)
     if raw[:1] == ["--child-guard"]:  # the supervisor of a tool's command in the frozen app (tools/lifetime.py)
+        from weclaw_desktop.frozen import adopt_child_environ
         from weclaw_desktop.tools.childguard import main as child_guard
+
+        adopt_child_environ()  # the command it runs gets the user's environment, Qt variables included
 
         return child_guard(raw[1:])
     if raw and ((raw[0].startswith("-") and raw[0] not in OWN_OPTIONS) or os.path.isfile(raw[0])):

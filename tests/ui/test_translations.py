@@ -62,6 +62,9 @@ class Scene:
     def texts(self) -> dict[tuple[int, str], tuple[str, str]]:
         """Every visible text of every open window; the settings dialog page by page."""
         out: dict[tuple[int, str], tuple[str, str]] = {}
+        # the dialog is a child of the window, so the window's scan sees its current page too: start every scan
+        # on the same page, or the counts depend on which page the previous scan ended on
+        self.settings_dialog.show_page(0)
         for top in self.tops():
             if top is self.settings_dialog:
                 for i in range(top.nav.count()):

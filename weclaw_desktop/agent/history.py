@@ -32,6 +32,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from weclaw_desktop.agent import history_reasoning
+from weclaw_desktop.agent.history_reasoning import REASONING_COMPONENT, parse_meta
 from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, StoredMessage, build_model_messages
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
@@ -115,6 +117,7 @@ register_migrations(
         ),
     ],
 )
+history_reasoning.register()
 
 INTERRUPTED_TURN = "this turn did not finish: the app stopped, or its end could not be saved"
 RUNNING = "running"
@@ -183,6 +186,7 @@ class HistoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         db.ensure(COMPONENT)
+        db.ensure(REASONING_COMPONENT)  # after the base schema: it adds columns to its messages table
         self.locks = NamedLocks(lock_file_for(db.path))
         self._turn_sessions: dict[str, str] = {}  # run id -> session id, for turns holding the lock
         self._unfinished: dict[str, tuple[str, int, str]] = {}  # finish_turn writes that failed (disk full)
@@ -398,26 +402,35 @@ class HistoryStore:
         *,
         status: str = "complete",
         refs: Mapping[str, tuple[str, str]] | None = None,
+        reasoning: str = "",
+        meta: dict[str, Any] | None = None,
     ) -> int:
         """The assistant message, and a ``running`` tool-call row for each of its calls (one transaction).
 
-        ``refs``: call id -> (tool, action) for the calls whose function is known.
+        ``refs``: call id -> (tool, action) for the calls whose function is known. ``reasoning`` and ``meta``
+        (a message's ``_meta`` without the reasoning text) are kept with it, so a resumed session sends what the
+        endpoint requires back (agent/history_reasoning.py).
         """
         calls = json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None
+        extra = {k: v for k, v in (meta or {}).items() if k != "reasoning"}
+        thought = (reasoning, json.dumps(extra, ensure_ascii=False) if extra else None)
         return await self.db.run(
-            self._insert_assistant, (session_id, run_id, round_no, text, calls, status), tool_calls, dict(refs or {})
+            self._insert_assistant,
+            (session_id, run_id, round_no, text, calls, status, *thought),
+            tool_calls,
+            dict(refs or {}),
         )
 
     def _insert_assistant(
         self, head: tuple[Any, ...], tool_calls: list[dict[str, Any]], refs: dict[str, tuple[str, str]]
     ) -> int:
-        session_id, run_id, round_no, text, calls, status = head
+        session_id, run_id, round_no, text, calls, status, reasoning, meta = head
         now = time.time()
         with self.db.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO messages(session_id, run_id, round, role, content, tool_calls, tool_call_id, status, "
-                "created_at) VALUES(?,?,?,?,?,?,?,?,?)",
-                (session_id, run_id, round_no, "assistant", text, calls, None, status, now),
+                "created_at, reasoning, meta) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (session_id, run_id, round_no, "assistant", text, calls, None, status, now, reasoning, meta),
             )
             for c in tool_calls:
                 fn = c.get("function") or {}
@@ -504,6 +517,8 @@ class HistoryStore:
                 tool_call_id=r["tool_call_id"] or "",
                 status=r["status"],
                 created_at=r["created_at"],
+                reasoning=r["reasoning"] or "",
+                meta=parse_meta(r["meta"]),
             )
             for r in rows
         ]

@@ -24,6 +24,7 @@ cancelled, what happened is stored, and the CancelledError is re-raised; the ses
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import uuid
@@ -146,6 +147,7 @@ class _Turn:
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
         self.shown = StreamRedactor()  # what of it the front end was shown (masked)
+        self.partial_reasoning: list[str] = []  # thinking streamed in the current round
         self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
@@ -248,15 +250,23 @@ class _Turn:
         )
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
+        withheld = await self._tools_withheld()
 
         while self.round_no < self.opts.max_rounds:
             self.round_no += 1
-            rnd = self._expose(exposure)
+            rnd = self._expose(exposure, withheld=withheld)
             self.partial = []
             self.shown = StreamRedactor()
+            self.partial_reasoning = []
             t0 = time.perf_counter()
             try:
-                completion = await loop.provider.stream(self.messages, list(rnd.schemas), on_text=self._on_text)
+                completion = await loop.provider.stream(
+                    self.messages,
+                    list(rnd.schemas),
+                    on_text=self._on_text,
+                    on_reasoning=self._on_reasoning,
+                    on_retract=self._on_retract,
+                )
             except ProviderError as exc:
                 return await self._provider_failed(exc)
             log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
@@ -276,18 +286,36 @@ class _Turn:
             calls = completion.tool_calls
             for c in calls:
                 c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
-            call_dicts = [c.as_message() for c in calls]
+            completion.reasoning = redact(clean_text(completion.reasoning))
+            completion.text = answer  # the stored, sent-back and shown answer is the masked one
+            assistant = (
+                completion.message()
+            )  # with its reasoning and opaque fields (the provider decides what goes back)
+            call_dicts = list(assistant.get("tool_calls") or [])
             refs = {c.id: (ref.tool, ref.action) for c in calls if (ref := loop.registry.resolve(c.name))}
             await self.durable(
-                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, answer, call_dicts, refs=refs)
+                loop.history.add_assistant(
+                    self.session_id,
+                    self.run_id,
+                    self.round_no,
+                    answer,
+                    call_dicts,
+                    refs=refs,
+                    reasoning=completion.reasoning,
+                    meta=completion.meta(),
+                )
             )
             self.partial = []
+            self.partial_reasoning = []
             self.open_calls = {c.id: c for c in calls}
-            assistant: dict[str, Any] = {"role": "assistant", "content": answer or None}
-            if call_dicts:
-                assistant["tool_calls"] = call_dicts
             self.messages.append(assistant)
-            self.emit(ev.AssistantMessage, text=answer, tool_calls=call_dicts)
+            self.emit(
+                ev.AssistantMessage,
+                text=answer,
+                tool_calls=call_dicts,
+                reasoning=completion.reasoning,
+                reasoning_ms=completion.reasoning_ms,
+            )
             if not calls:
                 message = "" if answer else "The model returned an empty answer."
                 return self._done("completed", text=answer, message=message)
@@ -315,12 +343,52 @@ class _Turn:
         if shown:
             self.emit(ev.TextDelta, text=shown)
 
+    # --- reasoning models (see agent/provider/) --------------------------------------------------------
+    def _on_reasoning(self, piece: str) -> None:
+        piece = clean_text(piece)  # lone surrogates show as U+FFFD (a pair split across deltas shows two)
+        self.partial_reasoning.append(piece)
+        self.emit(ev.ReasoningDelta, text=redact(piece))  # the whole thought is masked again when it ends
+
+    def _on_retract(self, text: str) -> None:
+        """Streamed answer text was thinking (an implicit ``<think>``): it moves to the reasoning."""
+        self.partial = []
+        if text:
+            self.partial_reasoning.append(text)
+        self.emit(ev.ReasoningRetracted, text=text)
+
+    async def _tools_withheld(self) -> bool:
+        """Whether the model is marked as not supporting tools (then none are offered, and the user is told)."""
+        provider = self.loop.provider
+        try:
+            caps = await provider.capabilities()
+        except Exception:  # capabilities are advice: never let them break a turn
+            log.exception("could not resolve the capabilities of %s", provider.config.model)
+            return False
+        if not caps.tools_withheld:
+            return False
+        who = {"you": "in Settings", "endpoint": "by the endpoint", "profile": "by the provider profile"}
+        reason = (
+            f"The model '{caps.model}' is marked as not supporting tools ({who.get(caps.source('tools'), '')}), "
+            "so no tools are offered: it can answer, but not act. Choose a model with tool calling, or change its "
+            "capabilities in Settings."
+        )
+        self.emit(ev.ToolsWithheld, model=caps.model, reason=reason)
+        return True
+
+    @staticmethod
+    def _without_tools(rnd: Exposure) -> Exposure:
+        """The round's offer for a model without tools: nothing (a call it makes anyway is refused as not offered)."""
+        dropped = {**rnd.dropped, **dict.fromkeys(rnd.tools, "the model does not support tools")}
+        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, tier="withheld")
+
     # --- exposure -----------------------------------------------------------------------------------
-    def _expose(self, exposure: TurnExposure) -> Exposure:
+    def _expose(self, exposure: TurnExposure, *, withheld: bool = False) -> Exposure:
         """The round's offer: the one exposure computation, with this turn's circuit breaker and routing."""
         registry = self.loop.registry
         blocked = {tool: self._circuit_open(tool) for tool in self.breaker.open}
         rnd = self.loop.dispatcher.exposure.compute(exposure, blocked=blocked, schemas=True)
+        if withheld:
+            rnd = self._without_tools(rnd)
         hidden = {t: [d.code.value for d in ds] for t, ds in rnd.hidden.items()}
         log.info(
             "round %d run=%s registered=%d visible=%d hidden=%d %s routed(%s)=%d %s sent=%d functions %s%s",
@@ -516,10 +584,11 @@ class _Turn:
     # --- failure paths --------------------------------------------------------------------------------
     async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
         partial = redact("".join(self.partial) or exc.partial)
-        if partial:
+        thought = redact("".join(self.partial_reasoning) or exc.partial_reasoning)
+        if partial or thought:
             await self.durable(
                 self.loop.history.add_assistant(
-                    self.session_id, self.run_id, self.round_no, partial, [], status="partial"
+                    self.session_id, self.run_id, self.round_no, partial, [], status="partial", reasoning=thought
                 )
             )
         self.emit(ev.ErrorOccurred, message=exc.message, kind=exc.kind, retryable=exc.retryable)
@@ -537,11 +606,12 @@ class _Turn:
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
         partial = redact("".join(self.partial))
+        thought = redact("".join(self.partial_reasoning))
         message = "Stopped by the user."
         try:
-            if partial:
+            if partial or thought:
                 await self.loop.history.add_assistant(
-                    self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
+                    self.session_id, self.run_id, self.round_no, partial, [], status="cancelled", reasoning=thought
                 )
             await self._close_open_calls(
                 "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED

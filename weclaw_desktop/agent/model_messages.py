@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from weclaw_desktop.agent.provider.messages import META
+
 INTERRUPTED_RESULT = "The call did not finish: the app stopped before it returned. Ask before retrying it."
 
 
@@ -22,6 +24,12 @@ class StoredMessage:
     tool_call_id: str = ""
     status: str = "complete"  # complete | partial (stream cut) | cancelled
     created_at: float = 0.0
+    reasoning: str = ""  # the model's thinking (assistant messages of reasoning models)
+    meta: dict[str, Any] = field(default_factory=dict)  # reasoning field, opaque fields, source, reasoning_ms
+
+    @property
+    def reasoning_ms(self) -> int:
+        return int(self.meta.get("reasoning_ms") or 0)
 
 
 def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_000) -> list[dict[str, Any]]:
@@ -53,6 +61,8 @@ def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_00
             out.append({"role": "user", "content": m.content})
         elif m.role == "assistant":
             msg: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+            if m.reasoning or m.meta:  # the provider decides what of it goes back (agent/provider/messages.py)
+                msg[META] = {**m.meta, "reasoning": m.reasoning} if m.reasoning else dict(m.meta)
             if m.tool_calls:
                 msg["tool_calls"] = m.tool_calls
                 open_calls.extend(c["id"] for c in m.tool_calls)
@@ -64,15 +74,23 @@ def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_00
     return _trim(out, max_chars)
 
 
+def _size(m: dict[str, Any]) -> int:
+    meta = m.get(META) or {}
+    reasoning = len(str(meta.get("reasoning") or "")) + (len(json.dumps(meta["extras"])) if meta.get("extras") else 0)
+    return len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or "")) + reasoning
+
+
 def _trim(messages: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:
-    total = sum(len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or "")) for m in messages)
+    """Drop the oldest user turns (whole: a user message and everything up to the next one) until the rest fits.
+
+    Messages are never shortened, so a kept tool-call turn keeps its reasoning and opaque fields, which DeepSeek-
+    and Kimi-style endpoints require with it."""
+    total = sum(_size(m) for m in messages)
     start = 0
     while total > max_chars and start < len(messages) - 1:
-        m = messages[start]
-        total -= len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
+        total -= _size(messages[start])
         start += 1
         while start < len(messages) - 1 and messages[start]["role"] != "user":
-            m = messages[start]
-            total -= len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
+            total -= _size(messages[start])
             start += 1
     return messages[start:]

@@ -52,7 +52,7 @@ from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, S
 from weclaw_desktop.agent.logs import setup_logging
 from weclaw_desktop.agent.loop import AgentLoop, LoopOptions
 from weclaw_desktop.agent.provenance import ProvenanceStore
-from weclaw_desktop.agent.provider import Provider, ProviderConfig
+from weclaw_desktop.agent.provider import Capabilities, Provider, ProviderConfig, StreamTimeouts, ThinkingChoice
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
 from weclaw_desktop.secrets import (
@@ -306,6 +306,9 @@ class AgentRuntime:
             timeout_s=p.timeout_s,
             max_retries=p.max_retries,
             preset=p.preset,
+            timeouts=StreamTimeouts(p.connect_timeout_s, p.first_token_timeout_s, p.idle_timeout_s),
+            thinking=ThinkingChoice(p.thinking, p.reasoning_effort),
+            capabilities={name: Capabilities(**c.model_dump()) for name, c in p.capabilities.items()},
         )
 
     def api_key(self) -> str | None:

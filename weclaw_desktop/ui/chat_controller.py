@@ -118,12 +118,12 @@ class ChatController(QObject):
     async def open_session(self, session_id: str) -> None:
         runtime = await self.ready()
         messages = await runtime.load_messages(session_id)
-        self._show_session(session_id, [(m.role, m.content) for m in messages])
+        self._show_session(session_id, [(m.role, m.content, m.reasoning, m.reasoning_ms) for m in messages])
         running = runtime.running_turn(session_id)
         self.handle = running
         self.composer.set_busy(running is not None)
 
-    def _show_session(self, session_id: str, items: list[tuple[str, str]]) -> None:
+    def _show_session(self, session_id: str, items: list[tuple[str, str, str, int]]) -> None:
         self.session_id = session_id
         self.sidebar.set_current(session_id)
         self.board.reset_session()
@@ -189,7 +189,7 @@ class ChatController(QObject):
                 self.tokens_changed.emit(self.tokens[session_id])
         if session_id != self.session_id:
             return  # a turn of a chat that is not shown; it is stored and shown when opened
-        if isinstance(event, ev.TextDelta):  # the hot path: one per token, no signal emission
+        if isinstance(event, ev.TextDelta | ev.ReasoningDelta):  # the hot path: one per token, no signal emission
             self.chat.handle(event, None)
             return
         call = self.board.handle(event)

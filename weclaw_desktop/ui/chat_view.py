@@ -29,6 +29,7 @@ from weclaw_desktop.i18n import Text
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import theme
 from weclaw_desktop.ui.markdown import Palette, Renderer
+from weclaw_desktop.ui.thinking_block import ThinkingBlock
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
 from weclaw_desktop.ui.translation import mark_content
@@ -238,6 +239,7 @@ class ChatView(QScrollArea):
         self.cards: dict[str, ToolCallCard] = {}
         self.messages: list[MessageWidget] = []
         self.current: MessageWidget | None = None
+        self.thinking: ThinkingBlock | None = None  # the thinking of the message being streamed
         self._stick = True
         self._last_error = ""
         self.verticalScrollBar().rangeChanged.connect(self._range_changed)
@@ -271,6 +273,7 @@ class ChatView(QScrollArea):
         self.cards.clear()
         self.messages.clear()
         self.current = None
+        self.thinking = None
         self._ticker.stop()
 
     @property
@@ -301,13 +304,22 @@ class ChatView(QScrollArea):
         self.cards[call.call_id] = card
         return card
 
-    def load_history(self, items: Iterable[tuple[str, str]]) -> None:
-        """Show stored messages: (role, text) pairs; tool rows come as role ``tool`` and are skipped."""
+    def load_history(self, items: Iterable[tuple[str, str] | tuple[str, str, str, int]]) -> None:
+        """Show stored messages: (role, text) or (role, text, reasoning, reasoning_ms); tool rows come as role
+        ``tool`` and are skipped. An assistant message's thinking is shown above it, collapsed."""
         self.clear()
-        for role, text in items:
+        for role, text, *thought in items:
+            if role == "assistant" and thought and thought[0]:
+                ms = thought[1] if len(thought) > 1 else 0
+                self.add_thinking(str(thought[0]), live=False, elapsed_ms=ms if isinstance(ms, int) else 0)
             if role in ("user", "assistant") and text.strip():
                 self.add_message(role, text)
         self.scroll_to_end()
+
+    def add_thinking(self, text: str = "", *, live: bool = True, elapsed_ms: int = 0) -> ThinkingBlock:
+        block = ThinkingBlock(text, live=live, elapsed_ms=elapsed_ms)
+        self._add(block)
+        return block
 
     def refresh_phone_buttons(self) -> None:
         for card in self.cards.values():
@@ -317,22 +329,32 @@ class ChatView(QScrollArea):
     def handle(self, event: ev.Event, call: CallInfo | None) -> None:
         """Render one turn event. ``call`` is the board's record of the call the event is about."""
         if isinstance(event, ev.TextDelta):
+            self._end_thinking()
             if self.current is None:
                 self.current = self.add_message("assistant", "")
             self.current.append(event.text)
+        elif isinstance(event, ev.ReasoningDelta | ev.ReasoningRetracted):
+            self._thinking_event(event)
         elif isinstance(event, ev.AssistantMessage):
+            self._end_thinking(event.reasoning, event.reasoning_ms)
+            self.thinking = None
             self._close_current(event.text)
+        elif isinstance(event, ev.ToolsWithheld):
+            self.add_notice(Text("chat.tools_withheld", model=event.model), "warning")
         elif isinstance(event, ev.ToolCallRequested) and call is not None:
+            self._end_thinking()
             self._close_current(None)
             self.add_card(call)
             self._ticker.start()
         elif call is not None and call.call_id in self.cards:
             self.cards[call.call_id].update_from(call)
         elif isinstance(event, ev.ErrorOccurred):
+            self._stop_thinking()
             self._close_current(None)
             self._last_error = event.message
             self.add_notice(Text("chat.error", message=event.message), "error")
         elif isinstance(event, ev.TurnDone):
+            self._stop_thinking()
             self._close_current(None)
             for card in self.cards.values():
                 card.update_from(card.call)
@@ -352,13 +374,42 @@ class ChatView(QScrollArea):
             if final_text:
                 self.add_message("assistant", final_text)
             return
-        if final_text is not None and final_text != current.text and final_text.strip():
+        if final_text is not None and final_text != current.text:  # differs only when thinking was retracted
             current.text = final_text
         if not current.text.strip():
             self.messages.remove(current)
             current.deleteLater()
             return
         current.finish()
+
+    # --- thinking (ui/thinking_block.py) ---------------------------------------------------------
+    def _thinking_event(self, event: ev.ReasoningDelta | ev.ReasoningRetracted) -> None:
+        text = event.text
+        if isinstance(event, ev.ReasoningRetracted) and self.current is not None:
+            current, self.current = self.current, None  # what streamed as answer was thinking
+            self.messages.remove(current)
+            current.deleteLater()
+        if self.thinking is None:
+            self.thinking = self.add_thinking()
+        if text:
+            self.thinking.append(text)
+
+    def _end_thinking(self, text: str = "", elapsed_ms: int = 0) -> None:
+        """The answer (or a tool call, or the end of the message) started: collapse the thinking."""
+        block = self.thinking
+        if block is None:
+            if text:  # reasoning the stream did not show as it came (it is stored): show it now
+                self.thinking = self.add_thinking(text, live=False, elapsed_ms=elapsed_ms)
+            return
+        if text and text != block.text:
+            block.set_text(text)
+        if block.state == "live" or elapsed_ms:
+            block.finish(elapsed_ms or None)
+
+    def _stop_thinking(self) -> None:
+        if self.thinking is not None:
+            self.thinking.stop()
+            self.thinking = None
 
     def _tick(self) -> None:
         running = [c for c in self.cards.values() if c.call.status == "running"]
