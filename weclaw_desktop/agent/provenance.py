@@ -15,13 +15,13 @@ During the turn the loop adds each untrusted result (:func:`note_outcome`).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.toolkit.effects import SafetyModel
+from weclaw_desktop.toolkit.jsonargs import ArgumentsError, parse_arguments
 from weclaw_desktop.toolkit.manifest import LocalizedText, Trust
 from weclaw_desktop.toolkit.outcome import CallOutcome
 from weclaw_desktop.toolkit.provenance import Provenance, UntrustedSource
@@ -138,11 +138,11 @@ def note_outcome(prov: Provenance, outcome: CallOutcome, arguments: Mapping[str,
 
 
 def arguments_of(raw: Any) -> dict[str, Any]:
-    """A call's arguments (JSON text or a dict) as a dict; {} when they are not an object."""
+    """A call's arguments (JSON text or a dict) as a dict; {} when they are not an object (or too deep or
+    too long: the same limits as the dispatcher's, so odd arguments cannot break the turn here)."""
     if isinstance(raw, dict):
         return raw
     try:
-        value = json.loads(raw or "{}")
-    except (TypeError, ValueError):
+        return parse_arguments(raw if isinstance(raw, str) else None)
+    except (ArgumentsError, RecursionError, TypeError, ValueError):
         return {}
-    return value if isinstance(value, dict) else {}
