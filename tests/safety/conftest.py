@@ -55,14 +55,13 @@ class World:
 
 
 async def _pair(service: CompanionService, name: str = "Pixel 7") -> None:
+    """Pair a phone the way the phone page does (the QR code's URL and its secret)."""
     import aiohttp
 
-    code = service.new_pairing_code()
-    async with (
-        aiohttp.ClientSession() as http,
-        http.post(service.base_url + "/api/v1/pair", json={"token": code.token, "name": name}) as r,
-    ):
-        assert r.status == 200, await r.text()
+    from weclaw_desktop.companion.client import pair_phone
+
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+        await pair_phone(http, service.new_pairing_code().url, name)
 
 
 @pytest.fixture
@@ -86,8 +85,7 @@ async def world(home: Path, tmp_path: Path) -> AsyncIterator[World]:
         service.send_files = recording_send  # type: ignore[method-assign]
         yield w
     await service.stop()
-    if service._db is not None:
-        service._db.close()
+    service.close()
 
 
 RuntimeFactory = Callable[..., Awaitable[AgentRuntime]]

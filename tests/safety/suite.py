@@ -162,6 +162,7 @@ async def lab(root: Path) -> AsyncIterator[Lab]:
     import aiohttp
 
     from weclaw_desktop.companion import CompanionService
+    from weclaw_desktop.companion.client import pair_phone
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.settings import CompanionSettings
 
@@ -176,12 +177,8 @@ async def lab(root: Path) -> AsyncIterator[Lab]:
         CompanionSettings(auto_accept=True, incoming_dir=str(incoming)), paths=app_paths(), desktop_name="PC"
     )
     await service.start("127.0.0.1", 0)
-    code = service.new_pairing_code()
-    async with (
-        aiohttp.ClientSession() as http,
-        http.post(service.base_url + "/api/v1/pair", json={"token": code.token, "name": "Pixel 7"}) as r,
-    ):
-        assert r.status == 200
+    async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
+        await pair_phone(http, service.new_pairing_code().url, "Pixel 7")
     fake = FakeOpenAI()
     await fake.start()
     try:
@@ -198,8 +195,7 @@ async def lab(root: Path) -> AsyncIterator[Lab]:
     finally:
         await fake.stop()
         await service.stop()
-        if service._db is not None:
-            service._db.close()
+        service.close()
 
 
 def _tools_json(root: Path, rule: bool) -> Path:
