@@ -59,7 +59,7 @@ class ChatController(QObject):
         self.tokens: dict[str, int] = {}
         self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
-        composer.send_requested.connect(lambda text: self.spawn(self.send(text)))
+        composer.send_requested.connect(lambda text: self.spawn(self.send(text, pasted=composer.submitted_pasted)))
         composer.stop_requested.connect(self.stop)
         sidebar.new_requested.connect(lambda: self.spawn(self.new_session()))
         sidebar.selected.connect(lambda sid: self.spawn(self.open_session(sid)))
@@ -147,7 +147,8 @@ class ChatController(QObject):
         await self.refresh_sessions()
 
     # --- turns ----------------------------------------------------------------------------------
-    async def send(self, text: str) -> TurnHandle | None:
+    async def send(self, text: str, *, pasted: bool = False) -> TurnHandle | None:
+        """Start a turn. ``pasted``: the text holds something pasted (untrusted content for the chat)."""
         if not self._is_configured():
             self._on_not_configured()
             self.composer.edit.setPlainText(text)
@@ -164,7 +165,9 @@ class ChatController(QObject):
         self.turn_state_changed.emit(True)
         session_id = self.session_id
         try:
-            handle = runtime.start_turn(session_id, text, on_event=lambda e: self._on_event(session_id, e))
+            handle = runtime.start_turn(
+                session_id, text, on_event=lambda e: self._on_event(session_id, e), pasted=pasted
+            )
         except Exception as exc:  # TurnInProgress and the like: say it, keep the text
             self.composer.set_busy(False)
             self.turn_state_changed.emit(False)

@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings, SettingsStore
+from weclaw_desktop.toolkit.approval import AllowRule
+from weclaw_desktop.toolkit.summary import short_path
 from weclaw_desktop.ui import icons
 from weclaw_desktop.ui.settings_provider import ProviderPage
 
@@ -112,6 +114,16 @@ class AgentPage(_Page):
         settings.agent.max_rounds = self.max_rounds.value()
 
 
+def rule_text(rule: AllowRule) -> str:
+    """One "always allow" rule as the Settings list shows it."""
+    action = rule.function[len(rule.tool) + 1 :] if rule.function.startswith(rule.tool + "_") else rule.function
+    if rule.scope == "server":
+        return tr("settings.always.scope.server", server=rule.tool.removeprefix("mcp_"))
+    if rule.scope == "folder":
+        return tr("settings.always.scope.folder", tool=rule.tool, action=action, folder=short_path(rule.folder))
+    return tr("settings.always.scope.function", tool=rule.tool, action=action)
+
+
 class ApprovalsPage(_Page):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,9 +156,15 @@ class ApprovalsPage(_Page):
         layout.addLayout(grid)
         self.remembered_title = _section()
         layout.addWidget(self.remembered_title)
-        self.remembered = QListWidget()
-        self.remembered.setMaximumHeight(140)
+        self.always_note = QLabel()
+        self.always_note.setObjectName("Muted")
+        self.always_note.setWordWrap(True)
+        layout.addWidget(self.always_note)
+        self.remembered = QListWidget()  # every "always allow" rule, with its scope; revocable
+        self.remembered.setMaximumHeight(160)
+        self.remembered.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
         layout.addWidget(self.remembered)
+        self._rules: list[AllowRule] = []
         row_layout = QHBoxLayout()
         self.empty = QLabel()
         self.empty.setObjectName("Muted")
@@ -168,24 +186,37 @@ class ApprovalsPage(_Page):
             label.setText(tr(f"origin.{origin}"))
         for combo in self.rules.values():
             _fill_combo(combo, [(f"settings.rule.{rule}", rule) for rule in RULES])
-        self.remembered_title.setText(tr("settings.remembered"))
-        self.empty.setText(tr("settings.remembered.none"))
+        self.remembered_title.setText(tr("settings.always.title"))
+        self.always_note.setText(tr("settings.always.note"))
+        self.empty.setText(tr("settings.always.none"))
         self.revoke.setText(tr("settings.revoke"))
+        self._fill_rules()
 
     def load(self, settings: Settings) -> None:
         rules = settings.agent.approvals.rules
         for (origin, risk), combo in self.rules.items():
             value = rules.get(origin, {}).get(risk, "ask")
             combo.setCurrentIndex(max(0, combo.findData(value)))
+        approvals = settings.agent.approvals
+        legacy = [AllowRule(scope="function", tool=f.rsplit("_", 1)[0], function=f) for f in approvals.remembered]
+        self._rules = [*legacy, *approvals.always]
+        self._fill_rules()
+
+    def _fill_rules(self) -> None:
         self.remembered.clear()
-        self.remembered.addItems(settings.agent.approvals.remembered)
+        for rule in getattr(self, "_rules", []):
+            item = QListWidgetItem(rule_text(rule))
+            item.setToolTip(rule.created or "")
+            self.remembered.addItem(item)
         self._update_empty()
 
     def _revoke(self) -> None:
-        for item in self.remembered.selectedItems() or [self.remembered.currentItem()]:
-            if item is not None:
-                self.remembered.takeItem(self.remembered.row(item))
-        self._update_empty()
+        rows = sorted({self.remembered.row(i) for i in self.remembered.selectedItems()}, reverse=True)
+        if not rows and self.remembered.currentRow() >= 0:
+            rows = [self.remembered.currentRow()]
+        for row in rows:
+            del self._rules[row]
+        self._fill_rules()
 
     def _update_empty(self) -> None:
         has = self.remembered.count() > 0
@@ -196,9 +227,8 @@ class ApprovalsPage(_Page):
         rules = {origin: dict(values) for origin, values in settings.agent.approvals.rules.items()}
         for (origin, risk), combo in self.rules.items():
             rules.setdefault(origin, {})[risk] = combo.currentData()
-        remembered = [self.remembered.item(i).text() for i in range(self.remembered.count())]
         settings.agent.approvals = settings.agent.approvals.model_copy(
-            update={"rules": rules, "remembered": remembered}
+            update={"rules": rules, "remembered": [], "always": list(self._rules)}
         )
 
 

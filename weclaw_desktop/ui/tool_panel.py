@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic, human_text
+from weclaw_desktop.toolkit.effects import declared_effects
+from weclaw_desktop.toolkit.manifest import Effect
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 
@@ -301,7 +303,15 @@ class ToolPanel(QDockWidget):
             lines.append(html.escape(call_status_text(call)))
         if row.calls:
             lines.append(tr("panel.tip.calls", n=row.calls))
+        lines.append(self._effects_line(name))
         return "<br>".join(lines)
+
+    def _effects_line(self, name: str) -> str:
+        """What the tool can do beyond WeClaw and whether its results are trusted (tools.json's safety)."""
+        effects, trust = declared_effects(self.board.registry, name)
+        listed = ", ".join(tr(f"effect.{e.value}") for e in Effect if e in effects) or tr("effect.none")
+        trusted = tr(f"effect.{trust.value}")
+        return f"<span style='color:gray'>{tr('effect.title')}: {html.escape(listed)} · {html.escape(trusted)}</span>"
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._updating or column != 0:
