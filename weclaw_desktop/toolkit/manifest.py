@@ -75,6 +75,10 @@ class Display(StrictModel):
     name: LocalizedText
     icon: str = "tool"
     category: str = "general"
+    actions: dict[str, LocalizedText] = Field(
+        default_factory=dict, description="What people call each action (the chat's tool cards show it)"
+    )
+    monospace: bool = Field(default=False, description="Show the tool's output in a fixed-width font (commands, code)")
 
 
 _SIGNAL_KEYS = ["bridge", "config", "secret", "env", "module", "platform", "allOf", "anyOf", "not"]
@@ -147,6 +151,9 @@ class ToolSpec(StrictModel):
             stray = sorted(set(getattr(self, field_name)) - set(self.actions))
             if stray:
                 raise ValueError(f"{field_name} names actions that are not in 'actions': {', '.join(stray)}")
+        stray = sorted(set(self.display.actions) - set(self.actions))
+        if stray:
+            raise ValueError(f"display.actions names actions that are not in 'actions': {', '.join(stray)}")
         if len(set(self.actions)) != len(self.actions):
             raise ValueError("'actions' lists an action twice")
         return self

@@ -11,6 +11,7 @@ Plug-in points for other components:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +50,7 @@ from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
-from weclaw_desktop.ui.tool_card import CardActions
+from weclaw_desktop.ui.tool_card import CardActions, Report
 from weclaw_desktop.ui.tool_panel import ToolPanel
 from weclaw_desktop.ui.translation import resolve as resolve_language
 from weclaw_desktop.ui.translation import set_ui_language
@@ -140,6 +141,7 @@ class MainWindow(QMainWindow):
         self.controller.tokens_changed.connect(self._show_tokens)
         self.controller.event_received.connect(self._event_shown)
         self.controller.turn_state_changed.connect(self._turn_state_changed)
+        self.controller.session_shown.connect(lambda _sid: self._update_stack())
 
         # tool panel dock
         self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
@@ -309,11 +311,25 @@ class MainWindow(QMainWindow):
     def _spawn(self, coro: Any) -> None:
         self._pending.spawn(coro)
 
-    def _open_path(self, path: Path) -> None:
-        self._spawn(self.desktop.open_path(path))
+    def _open_path(self, path: Path, report: Report | None = None) -> None:
+        """Open a produced file with its app; when the system cannot, the card says why."""
 
-    def _reveal_path(self, path: Path) -> None:
-        self._spawn(self.desktop.reveal(path))
+        async def go() -> None:
+            exists = await asyncio.to_thread(path.exists)
+            ok = exists and await self.desktop.open_path(path)
+            if not ok and report is not None:
+                report(Text("card.open_failed" if exists else "card.open_missing", name=path.name))
+
+        self._spawn(go())
+
+    def _reveal_path(self, path: Path, report: Report | None = None) -> None:
+        async def go() -> None:
+            exists = await asyncio.to_thread(path.exists)
+            ok = exists and await self.desktop.reveal(path)
+            if not ok and report is not None:
+                report(Text("card.reveal_failed" if exists else "card.open_missing", name=path.name))
+
+        self._spawn(go())
 
     def switch_tool(self, tool: str, enabled: bool) -> None:
         """The user's per-tool switch: saved in the settings and enforced by the policy."""

@@ -1,5 +1,12 @@
-"""An inline card for one tool call: tool and action, folded arguments, status, duration, progress,
-a preview of the result, and the files it produced with "Open" and "Send to phone" buttons."""
+"""An inline card for one tool call: tool and action (display names from tools.json), folded arguments,
+status with the running time apart from the approval wait, progress, what happened in the user's words
+(denied by you / by a rule, switched off, not offered, stopped, interrupted), a preview of the result
+(monospace for tools that print code or command output) with "Show full output", and the files it
+produced with "Open", "Show in folder" and "Send to phone" — and a visible line when opening fails.
+
+A card is made from a :class:`CallItem` and may be destroyed and made again (the chat keeps only the
+widgets near the screen): the folds and the last failure message live on the item.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSizePolicy,
@@ -20,25 +28,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from weclaw_desktop.i18n import pick, tr
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.arguments import readable_arguments
+from weclaw_desktop.ui.call_text import TOOL_WORDS, action_name, call_status_text, outcome_key, tool_name
+from weclaw_desktop.ui.chat.items import CallItem
+from weclaw_desktop.ui.chat.markdown_view import content_resized
 from weclaw_desktop.ui.tool_board import CallInfo
-from weclaw_desktop.ui.tool_panel import call_status_text
 from weclaw_desktop.ui.translation import mark_content
 
 PREVIEW_CHARS = 360
 PREVIEW_LINES = 8
+FULL_OUTPUT_HEIGHT = 360
+
+#: ``report(text)`` shows a line on the card (e.g. why a file could not be opened).
+Report = Callable[[Text], None]
 
 
 @dataclass
 class CardActions:
-    """What the buttons of a card do; the window provides them. ``send_to_phone`` is None until a
-    phone link is running (the companion plugs it in), and the button says how to get one."""
+    """What the buttons of a card do; the window provides them. ``open_path``/``reveal_path`` call
+    ``report`` when the system could not do it. ``send_to_phone`` is None until a phone link is running
+    (the companion plugs it in), and the button says how to get one."""
 
-    open_path: Callable[[Path], None]
-    reveal_path: Callable[[Path], None]
+    open_path: Callable[[Path, Report], None]
+    reveal_path: Callable[[Path, Report], None]
     send_to_phone: Callable[[list[Path]], None] | None = None
 
 
@@ -56,51 +71,64 @@ def result_text(call: CallInfo) -> str:
     return "\n".join(kept)
 
 
-def _preview(text: str) -> str:
+def preview(text: str) -> tuple[str, bool]:
+    """The first lines of ``text`` and whether anything was left out."""
     text = text.strip()
     lines = text.splitlines()
+    cut = False
     if len(lines) > PREVIEW_LINES:
         more = len(lines) - PREVIEW_LINES
         text = "\n".join(lines[:PREVIEW_LINES]) + "\n" + tr("card.more_lines", n=more)
+        cut = True
     if len(text) <= PREVIEW_CHARS:
-        return text
-    return text[:PREVIEW_CHARS].rstrip() + " …"
+        return text, cut
+    return text[:PREVIEW_CHARS].rstrip() + " …", True
 
 
 class ToolCallCard(QFrame):
-    def __init__(self, call: CallInfo, registry: ToolRegistry, actions: CardActions, parent: QWidget | None = None):
+    def __init__(
+        self,
+        call: CallInfo,
+        registry: ToolRegistry,
+        actions: CardActions,
+        parent: QWidget | None = None,
+        *,
+        item: CallItem | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("ToolCard")
+        self.item = item or CallItem(call=call)
         self.call = call
         self._actions = actions
         self._registry = registry
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        spec = registry.spec(call.tool) if call.tool and registry.has_tool(call.tool) else None
+        self._icon_name = spec.display.icon if spec is not None else "tool"
+        self._mono = bool(spec is not None and spec.display.monospace)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(12, 9, 12, 9)
         outer.setSpacing(6)
 
         header = QHBoxLayout()
         header.setSpacing(8)
-        icon_name = "tool"
-        if call.tool and registry.has_tool(call.tool):
-            icon_name = registry.spec(call.tool).display.icon
         self.icon = QLabel()
-        self.icon.setPixmap(icons.pixmap(icon_name, 18, theme.colors().accent))
         header.addWidget(self.icon)
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.RichText)
-        header.addWidget(self.title)
-        header.addStretch(1)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        header.addWidget(self.title, 1)
         self.status_icon = QLabel()
         header.addWidget(self.status_icon)
         self.status = QLabel()
+        self.status.setWordWrap(False)
         header.addWidget(self.status)
         self.toggle = QToolButton()
         self.toggle.setCheckable(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setAutoRaise(True)
-        self.toggle.toggled.connect(self._toggle_arguments)
         header.addWidget(self.toggle)
         outer.addLayout(header)
 
@@ -109,9 +137,6 @@ class ToolCallCard(QFrame):
         self.arguments.setFont(theme.mono_font())
         self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arguments.setWordWrap(True)
-        self.arguments.setStyleSheet(
-            f"background:{theme.colors().code_bg}; border-radius:6px; padding:8px; color:{theme.colors().text};"
-        )
         self.arguments.setVisible(False)
         outer.addWidget(self.arguments)
 
@@ -121,29 +146,75 @@ class ToolCallCard(QFrame):
         self.progress.setVisible(False)
         outer.addWidget(self.progress)
 
+        self.why = QLabel()  # what happened, in the user's words
+        self.why.setWordWrap(True)
+        self.why.setVisible(False)
+        outer.addWidget(self.why)
+
         self.result = QLabel()
         mark_content(self.result)  # the tool's own words (its output for the model)
         self.result.setWordWrap(True)
+        self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        if self._mono:
+            self.result.setFont(theme.mono_font())
         self.result.setVisible(False)
         outer.addWidget(self.result)
+
+        self.full = QPlainTextEdit()
+        mark_content(self.full)
+        self.full.setReadOnly(True)
+        self.full.setFont(theme.mono_font() if self._mono else self.font())
+        self.full.setMaximumHeight(FULL_OUTPUT_HEIGHT)
+        self.full.setVisible(False)
+        outer.addWidget(self.full)
+        self.more = QPushButton()
+        self.more.setObjectName("ShowFullOutput")
+        self.more.setProperty("flat", True)
+        self.more.setVisible(False)
+        self.more.clicked.connect(self._toggle_full)
+        more_row = QHBoxLayout()
+        more_row.addWidget(self.more)
+        more_row.addStretch(1)
+        outer.addLayout(more_row)
 
         self.files_box = QVBoxLayout()
         self.files_box.setSpacing(4)
         outer.addLayout(self.files_box)
+        self.feedback = QLabel()  # "Could not open …"
+        self.feedback.setObjectName("CardFeedback")
+        self.feedback.setWordWrap(True)
+        self.feedback.setVisible(False)
+        outer.addWidget(self.feedback)
         self._file_rows: list[QWidget] = []
         self._file_buttons: list[tuple[QPushButton, str]] = []  # (button, text key)
+        self.toggle.setChecked(self.item.expanded)
+        self._toggle_arguments(self.item.expanded)
+        self.toggle.toggled.connect(self._toggle_arguments)
+        self.restyle()
         self.retranslate()
+
+    # --- theme and language ---------------------------------------------------------------------
+    def restyle(self) -> None:
+        c = theme.colors()
+        self.icon.setPixmap(icons.pixmap(self._icon_name, 18, c.accent))
+        self.arguments.setStyleSheet(f"background:{c.code_bg}; border-radius:6px; padding:8px; color:{c.text};")
+        self.full.setStyleSheet(f"QPlainTextEdit {{ background:{c.code_bg}; color:{c.text}; }}")
+        self.feedback.setStyleSheet(f"color:{c.danger};")
 
     def retranslate(self) -> None:
         call = self.call
-        title = call.function or "?"
-        if call.tool and self._registry.has_tool(call.tool):
-            title = pick(self._registry.spec(call.tool).display.name)
-        self.title.setText(f"<b>{title}</b> <span style='color:{theme.colors().muted}'>· {call.action}</span>")
+        c = theme.colors()
+        action = action_name(self._registry, call.tool, call.action)
+        self.title.setText(f"<b>{tool_name(self._registry, call)}</b> <span style='color:{c.muted}'>· {action}</span>")
+        self.title.setToolTip(f"{call.function}" if call.function else "")
         self.toggle.setText(tr("card.arguments"))
         for button, key in self._file_buttons:
             button.setText(tr(key))
+        feedback = self.item.data.get("feedback")
+        if isinstance(feedback, Text):
+            self.feedback.setText(str(feedback))
+        self.feedback.setVisible(isinstance(feedback, Text))
         self.update_from(call)
         self.refresh_phone()
 
@@ -152,12 +223,22 @@ class ToolCallCard(QFrame):
             self.retranslate()
         super().changeEvent(event)
 
+    # --- folds ------------------------------------------------------------------------------------
     def _toggle_arguments(self, shown: bool) -> None:
+        self.item.expanded = shown
         self.arguments.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        content_resized(self)
 
+    def _toggle_full(self) -> None:
+        self.item.full_output = not self.item.full_output
+        self.update_from(self.call)
+        content_resized(self)
+
+    # --- state ------------------------------------------------------------------------------------
     def update_from(self, call: CallInfo) -> None:
         self.call = call
+        self.item.call = call
         color = theme.status_color(call.status)
         self.status_icon.setPixmap(icons.status_icon(call.status))
         self.status.setText(call_status_text(call))
@@ -169,21 +250,41 @@ class ToolCallCard(QFrame):
             self.progress.setValue(round(max(0.0, min(1.0, call.fraction)) * 1000))
         elif running:
             self.progress.setRange(0, 0)  # busy: the tool reports no fraction
+        key = outcome_key(call)
+        c = theme.colors()
         if call.status == "awaiting_approval":
-            self._set_result(tr("card.approve_hint"), theme.colors().warning)
+            self._set_why(tr("card.approve_hint"), c.warning)
+            self._show_result("", False)
         elif call.finished:
-            self._set_result(
-                _preview(result_text(call)), theme.colors().danger if call.status in ("error", "timeout") else None
-            )
+            self._set_why(tr(key) if key else "", c.danger if call.status in ("error", "timeout") else c.warning)
+            words = key is None or call.status in TOOL_WORDS
+            self._show_result(result_text(call) if words else "", call.status in ("error", "timeout"))
             if call.files and not self._file_rows:
                 self._add_files([Path(f) for f in call.files])
         else:
-            self.result.setVisible(False)
+            self._set_why("", None)
+            self._show_result("", False)
+        content_resized(self)
 
-    def _set_result(self, text: str, color: str | None) -> None:
-        self.result.setText(text)
-        self.result.setStyleSheet(f"color:{color or theme.colors().muted};")
-        self.result.setVisible(bool(text))
+    def _set_why(self, text: str, color: str | None) -> None:
+        self.why.setText(text)
+        self.why.setStyleSheet(f"color:{color or theme.colors().muted};")
+        self.why.setVisible(bool(text))
+
+    def _show_result(self, text: str, failed: bool) -> None:
+        c = theme.colors()
+        short, cut = preview(text)
+        full = self.item.full_output and cut
+        self.result.setText(short)
+        self.result.setStyleSheet(f"color:{c.danger if failed else c.muted};")
+        self.result.setVisible(bool(short) and not full)
+        if full and self.full.toPlainText() != text.strip():
+            self.full.setPlainText(text.strip())
+        self.full.setVisible(full)
+        self.more.setVisible(cut)
+        self.more.setText(tr("card.show_less") if full else tr("card.show_full"))
+        truncated = self.call.truncated and full
+        self.more.setToolTip(tr("card.truncated") if truncated else "")
 
     def _add_files(self, paths: list[Path]) -> None:
         for path in paths:
@@ -197,16 +298,17 @@ class ToolCallCard(QFrame):
             name = QLabel(path.name)
             mark_content(name)
             name.setToolTip(str(path))
+            name.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             layout.addWidget(name, 1)
             open_button = QPushButton(tr("card.open"))
             self._file_buttons.append((open_button, "card.open"))
             open_button.setProperty("flat", True)
-            open_button.clicked.connect(lambda _=False, p=path: self._actions.open_path(p))
+            open_button.clicked.connect(lambda _=False, p=path: self._actions.open_path(p, self.item_report()))
             layout.addWidget(open_button)
             reveal = QPushButton(tr("card.reveal"))
             self._file_buttons.append((reveal, "card.reveal"))
             reveal.setProperty("flat", True)
-            reveal.clicked.connect(lambda _=False, p=path: self._actions.reveal_path(p))
+            reveal.clicked.connect(lambda _=False, p=path: self._actions.reveal_path(p, self.item_report()))
             layout.addWidget(reveal)
             phone = QPushButton(icons.icon("phone"), tr("card.send_phone"))
             self._file_buttons.append((phone, "card.send_phone"))
@@ -217,6 +319,22 @@ class ToolCallCard(QFrame):
             self.files_box.addWidget(row)
             self._file_rows.append(row)
         self.refresh_phone()
+
+    def item_report(self) -> Report:
+        """A ``report`` that reaches this card's item (and its widget, if it is still shown)."""
+        item = self.item
+        card = self
+
+        def report(text: Text) -> None:
+            item.data["feedback"] = text
+            from shiboken6 import isValid
+
+            if isValid(card) and card.item is item:
+                card.feedback.setText(str(text))
+                card.feedback.setVisible(True)
+                content_resized(card)
+
+        return report
 
     def refresh_phone(self) -> None:
         enabled = self._actions.send_to_phone is not None

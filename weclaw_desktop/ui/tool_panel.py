@@ -8,7 +8,6 @@ the policy enforces it) and the board is refreshed.
 from __future__ import annotations
 
 import html
-import re
 import time
 from collections.abc import Callable, Iterable
 
@@ -30,48 +29,13 @@ from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
 from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
 from weclaw_desktop.ui import icons, theme
-from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
+from weclaw_desktop.ui.call_text import call_status_text, format_seconds, progress_message
+from weclaw_desktop.ui.tool_board import ToolBoard
+
+__all__ = ["ToolPanel", "call_status_text", "category_name", "diagnostic_text", "format_seconds", "progress_message"]
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
 NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon spacing)
-
-
-def format_seconds(seconds: float) -> str:
-    """A duration with its unit in the UI language: "75 ms" / "75 毫秒", "3.7 s" / "3.7 秒", "2:05"."""
-    if seconds < 1:
-        return tr("unit.ms", n=round(seconds * 1000))
-    if seconds < 60:
-        return tr("unit.s", n=round(seconds, 1))
-    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
-
-
-#: A progress message that starts by repeating the elapsed time ("running 3 s: 7/36 files"); the
-#: status text already shows the elapsed time, so the repeat is dropped.
-_ELAPSED_PREFIX = re.compile(r"^\s*running\s+\d+(?:\.\d+)?\s*s\b[:\s]*", re.IGNORECASE)
-
-
-def progress_message(call: CallInfo) -> str:
-    """The call's progress message without a leading "running N s" (the elapsed time is shown anyway)."""
-    return _ELAPSED_PREFIX.sub("", call.message or "").strip()
-
-
-def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
-    """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms". ``compact`` (the narrow tool panel) leaves
-    out the progress message and a finished call's duration; the tooltip carries them."""
-    short = f"status.{call.status}.short"
-    text = tr(short) if compact and has(short) else tr(f"status.{call.status}")
-    elapsed = call.elapsed_s()
-    if call.status == "running":
-        if elapsed is not None:
-            text += f" {format_seconds(elapsed)}"
-        if call.fraction is not None:
-            text += f" · {call.fraction * 100:.0f}%"
-        message = progress_message(call)
-        if message and not compact:
-            text += f" · {message}"
-    elif call.finished and elapsed is not None and call.status != "denied" and not compact:
-        text += f" · {format_seconds(elapsed)}"
-    return text
 
 
 def diagnostic_text(d: Diagnostic) -> tuple[str, str]:
