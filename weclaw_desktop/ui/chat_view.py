@@ -30,6 +30,7 @@ Architecture (see also /docs in the closing note of #17):
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
@@ -45,6 +46,7 @@ from weclaw_desktop.ui.chat.items import CallItem, ChatItem, MessageItem, Notice
 from weclaw_desktop.ui.chat.markdown_view import MarkdownView, markdown_renderer, stable_split
 from weclaw_desktop.ui.chat.message_widget import RENDER_INTERVAL_MS, MessageWidget
 from weclaw_desktop.ui.chat.notice import NoticeWidget
+from weclaw_desktop.ui.markdown import Renderer
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
 
@@ -76,6 +78,7 @@ TURN_MARKS = {
 
 class ChatView(VirtualColumn):
     edit_last_requested = Signal(object)  # MessageItem: the user's last message, to edit and resend
+    _prerendered = Signal(int, int, str)  # generation, item key, HTML (from the pre-render thread)
 
     def __init__(
         self, registry: ToolRegistry, board: ToolBoard, actions: CardActions, parent: QWidget | None = None
@@ -98,6 +101,8 @@ class ChatView(VirtualColumn):
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
+        self._generation = 0  # bumped when the chat or the theme changes: stale pre-renders are dropped
+        self._prerendered.connect(self._store_prerendered)
 
     # --- the widget factory ---------------------------------------------------------------------
     def _make_widget(self, item: ChatItem) -> QWidget:
@@ -120,6 +125,38 @@ class ChatView(VirtualColumn):
         while len(self._html) > HTML_CACHE:
             self._html.popitem(last=False)
 
+    # --- pre-rendering: Markdown -> HTML in a worker thread, newest first ----------------------------
+    def _prerender(self) -> None:
+        """Render the open chat's assistant messages to HTML off the UI thread (newest first), so a widget
+        made while scrolling only lays the HTML out."""
+        self._generation += 1
+        generation = self._generation
+        todo = [
+            (i.key, i.text)
+            for i in reversed(self.items)
+            if isinstance(i, MessageItem) and i.role != "user" and not i.streaming and i.key not in self._html
+        ][:HTML_CACHE]
+        if not todo:
+            return
+        palette = self._renderer.palette
+        signal = self._prerendered
+
+        def work() -> None:
+            renderer = Renderer(palette)
+            for key, text in todo:
+                if self._generation != generation:
+                    return
+                try:
+                    signal.emit(generation, key, renderer.render(text))
+                except RuntimeError:  # the view is gone
+                    return
+
+        threading.Thread(target=work, name="chat-prerender", daemon=True).start()
+
+    def _store_prerendered(self, generation: int, key: int, html: str) -> None:
+        if generation == self._generation and key not in self._html:
+            self._remember_html(key, html)
+
     def add_message_decorator(self, decorate: MessageDecorator) -> Callable[[], None]:
         """Run ``decorate(widget)`` for every message widget, the live ones now and every one made later."""
         self._decorators.append(decorate)
@@ -131,6 +168,7 @@ class ChatView(VirtualColumn):
 
     # --- items ----------------------------------------------------------------------------------
     def clear(self) -> None:
+        self._generation += 1
         self._stream.stop()
         self._ticker.stop()
         self.calls.clear()
@@ -264,6 +302,7 @@ class ChatView(VirtualColumn):
         self._html.clear()
         self.calls = calls
         self.set_items(items)
+        self._prerender()
 
     def load_history(self, items: Iterable[tuple[str, str]]) -> None:
         """Show plain (role, text) pairs; tool rows (role ``tool``) are skipped. Prefer :meth:`load_transcript`."""
@@ -280,6 +319,7 @@ class ChatView(VirtualColumn):
         self._renderer = markdown_renderer()
         self._html.clear()
         self.rebuild()
+        self._prerender()
 
     # --- turn events ----------------------------------------------------------------------------
     def handle(self, event: ev.Event, call: CallInfo | None) -> None:

@@ -7,7 +7,7 @@ and a missing resources folder (a broken bundle) falls back to a Qt standard ico
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
 from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
@@ -42,15 +42,22 @@ def _render(svg: str, size: int, dpr: float) -> QPixmap:
 
 
 def pixmap(name: str, size: int = 18, color: str | None = None) -> QPixmap:
-    svg = _svg(name) or _svg("tool")
-    if svg is None:
-        style = QApplication.style()
-        return style.standardIcon(QStyle.StandardPixmap.SP_FileIcon).pixmap(size, size)
+    """The icon ``name`` drawn in ``color`` (default: the theme's text colour). Cached: status icons are
+    asked for on every update of a call, and rendering an SVG costs about a millisecond."""
     dpr = 2.0
     app = QApplication.instance()
     if isinstance(app, QApplication) and app.primaryScreen() is not None:
         dpr = max(1.0, app.primaryScreen().devicePixelRatio())
-    return _render(svg.replace("currentColor", color or theme.colors().text), size, dpr)
+    return _pixmap(name, size, color or theme.colors().text, dpr)
+
+
+@lru_cache(maxsize=512)
+def _pixmap(name: str, size: int, color: str, dpr: float) -> QPixmap:
+    svg = _svg(name) or _svg("tool")
+    if svg is None:
+        style = QApplication.style()
+        return style.standardIcon(QStyle.StandardPixmap.SP_FileIcon).pixmap(size, size)
+    return _render(svg.replace("currentColor", color), size, dpr)
 
 
 def icon(name: str, color: str | None = None, sizes: tuple[int, ...] = (18, 24)) -> QIcon:
@@ -58,7 +65,7 @@ def icon(name: str, color: str | None = None, sizes: tuple[int, ...] = (18, 24))
     return _icon(name, color or theme.colors().text, theme.colors().muted, sizes)
 
 
-@cache
+@lru_cache(maxsize=512)
 def _icon(name: str, color: str, disabled: str, sizes: tuple[int, ...]) -> QIcon:
     result = QIcon()
     for size in sizes:

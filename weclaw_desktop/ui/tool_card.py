@@ -132,19 +132,12 @@ class ToolCallCard(QFrame):
         header.addWidget(self.toggle)
         outer.addLayout(header)
 
-        self.arguments = QLabel(readable_arguments(call.arguments))
-        mark_content(self.arguments)
-        self.arguments.setFont(theme.mono_font())
-        self.arguments.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.arguments.setWordWrap(True)
-        self.arguments.setVisible(False)
-        outer.addWidget(self.arguments)
-
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.progress.setVisible(False)
-        outer.addWidget(self.progress)
+        self._outer = outer
+        # the parts most cards never show are made when first needed (a card is made while scrolling)
+        self._arguments: QLabel | None = None
+        self._progress: QProgressBar | None = None
+        self._full: QPlainTextEdit | None = None
+        self._feedback: QLabel | None = None
 
         self.why = QLabel()  # what happened, in the user's words
         self.why.setWordWrap(True)
@@ -160,14 +153,6 @@ class ToolCallCard(QFrame):
             self.result.setFont(theme.mono_font())
         self.result.setVisible(False)
         outer.addWidget(self.result)
-
-        self.full = QPlainTextEdit()
-        mark_content(self.full)
-        self.full.setReadOnly(True)
-        self.full.setFont(theme.mono_font() if self._mono else self.font())
-        self.full.setMaximumHeight(FULL_OUTPUT_HEIGHT)
-        self.full.setVisible(False)
-        outer.addWidget(self.full)
         self.more = QPushButton()
         self.more.setObjectName("ShowFullOutput")
         self.more.setProperty("flat", True)
@@ -181,11 +166,6 @@ class ToolCallCard(QFrame):
         self.files_box = QVBoxLayout()
         self.files_box.setSpacing(4)
         outer.addLayout(self.files_box)
-        self.feedback = QLabel()  # "Could not open …"
-        self.feedback.setObjectName("CardFeedback")
-        self.feedback.setWordWrap(True)
-        self.feedback.setVisible(False)
-        outer.addWidget(self.feedback)
         self._file_rows: list[QWidget] = []
         self._file_buttons: list[tuple[QPushButton, str]] = []  # (button, text key)
         self.toggle.setChecked(self.item.expanded)
@@ -194,13 +174,63 @@ class ToolCallCard(QFrame):
         self.restyle()
         self.retranslate()
 
+    # --- parts made on first use ---------------------------------------------------------------
+    @property
+    def arguments(self) -> QLabel:
+        if self._arguments is None:
+            label = QLabel(readable_arguments(self.call.arguments))
+            mark_content(label)
+            label.setFont(theme.mono_font())
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setWordWrap(True)
+            label.setVisible(False)
+            c = theme.colors()
+            label.setStyleSheet(f"background:{c.code_bg}; border-radius:6px; padding:8px; color:{c.text};")
+            self._outer.insertWidget(1, label)
+            self._arguments = label
+        return self._arguments
+
+    @property
+    def progress(self) -> QProgressBar:
+        if self._progress is None:
+            bar = QProgressBar()
+            bar.setRange(0, 1000)
+            bar.setTextVisible(False)
+            bar.setVisible(False)
+            self._outer.insertWidget(2 if self._arguments is not None else 1, bar)
+            self._progress = bar
+        return self._progress
+
+    @property
+    def full(self) -> QPlainTextEdit:
+        if self._full is None:
+            edit = QPlainTextEdit()
+            mark_content(edit)
+            edit.setReadOnly(True)
+            edit.setFont(theme.mono_font() if self._mono else self.font())
+            edit.setMaximumHeight(FULL_OUTPUT_HEIGHT)
+            edit.setVisible(False)
+            c = theme.colors()
+            edit.setStyleSheet(f"QPlainTextEdit {{ background:{c.code_bg}; color:{c.text}; }}")
+            self._outer.insertWidget(self._outer.indexOf(self.result) + 1, edit)
+            self._full = edit
+        return self._full
+
+    @property
+    def feedback(self) -> QLabel:
+        if self._feedback is None:
+            label = QLabel()  # "Could not open …"
+            label.setObjectName("CardFeedback")
+            label.setWordWrap(True)
+            label.setStyleSheet(f"color:{theme.colors().danger};")
+            self._outer.addWidget(label)
+            self._feedback = label
+        return self._feedback
+
     # --- theme and language ---------------------------------------------------------------------
     def restyle(self) -> None:
         c = theme.colors()
         self.icon.setPixmap(icons.pixmap(self._icon_name, 18, c.accent))
-        self.arguments.setStyleSheet(f"background:{c.code_bg}; border-radius:6px; padding:8px; color:{c.text};")
-        self.full.setStyleSheet(f"QPlainTextEdit {{ background:{c.code_bg}; color:{c.text}; }}")
-        self.feedback.setStyleSheet(f"color:{c.danger};")
 
     def retranslate(self) -> None:
         call = self.call
@@ -214,7 +244,7 @@ class ToolCallCard(QFrame):
         feedback = self.item.data.get("feedback")
         if isinstance(feedback, Text):
             self.feedback.setText(str(feedback))
-        self.feedback.setVisible(isinstance(feedback, Text))
+            self.feedback.setVisible(True)
         self.update_from(call)
         self.refresh_phone()
 
@@ -226,7 +256,8 @@ class ToolCallCard(QFrame):
     # --- folds ------------------------------------------------------------------------------------
     def _toggle_arguments(self, shown: bool) -> None:
         self.item.expanded = shown
-        self.arguments.setVisible(shown)
+        if shown or self._arguments is not None:
+            self.arguments.setVisible(shown)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         content_resized(self)
 
@@ -244,12 +275,13 @@ class ToolCallCard(QFrame):
         self.status.setText(call_status_text(call))
         self.status.setStyleSheet(f"color:{color};")
         running = call.status == "running"
-        self.progress.setVisible(running)
-        if call.fraction is not None:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(round(max(0.0, min(1.0, call.fraction)) * 1000))
-        elif running:
-            self.progress.setRange(0, 0)  # busy: the tool reports no fraction
+        if running or self._progress is not None:
+            self.progress.setVisible(running)
+            if call.fraction is not None:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(round(max(0.0, min(1.0, call.fraction)) * 1000))
+            elif running:
+                self.progress.setRange(0, 0)  # busy: the tool reports no fraction
         key = outcome_key(call)
         c = theme.colors()
         if call.status == "awaiting_approval":
@@ -280,7 +312,8 @@ class ToolCallCard(QFrame):
         self.result.setVisible(bool(short) and not full)
         if full and self.full.toPlainText() != text.strip():
             self.full.setPlainText(text.strip())
-        self.full.setVisible(full)
+        if full or self._full is not None:
+            self.full.setVisible(full)
         self.more.setVisible(cut)
         self.more.setText(tr("card.show_less") if full else tr("card.show_full"))
         truncated = self.call.truncated and full
