@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Render the app icon (resources/icons/app.svg, the same the window uses) to the files build.spec embeds:
-weclaw.png (Linux), weclaw.ico (Windows) and weclaw.icns (macOS). Run again after changing app.svg.
+weclaw.png (Linux), weclaw.ico (Windows) and weclaw.icns (macOS), and the Linux menu icons in
+resources/linux/ (128, 256 and 512 px PNGs and the coloured SVG the install script puts into the hicolor
+theme). Run again after changing app.svg.
 
     python scripts/make_icons.py
 """
@@ -21,6 +23,7 @@ from weclaw_desktop.ui.icons import pixmap  # noqa: E402
 
 ACCENT = "#2f6feb"  # the colour icons.app_icon() uses
 OUTPUTS = {"weclaw.png": 512, "weclaw.ico": 256, "weclaw.icns": 512}
+LINUX_SIZES = (128, 256, 512)
 
 
 def main() -> int:
@@ -32,6 +35,16 @@ def main() -> int:
             print(f"could not write {target}", file=sys.stderr)
             return 1
         print(f"{target.relative_to(ROOT)}: {size}x{size}, {target.stat().st_size} bytes")
+    linux = ROOT / "resources" / "linux"
+    for size in LINUX_SIZES:
+        target = linux / f"weclaw-desktop-{size}.png"
+        image = pixmap("app", size, ACCENT).toImage().scaled(size, size)  # exactly size px, whatever the screen's DPR
+        if not image.save(str(target), "PNG"):
+            print(f"could not write {target}", file=sys.stderr)
+            return 1
+        print(f"{target.relative_to(ROOT)}: {size}x{size}, {target.stat().st_size} bytes")
+    svg = (folder / "app.svg").read_text(encoding="utf-8").replace("currentColor", ACCENT)
+    (linux / "weclaw-desktop.svg").write_text(svg, encoding="utf-8")
     del app
     return 0
 

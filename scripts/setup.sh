@@ -12,7 +12,8 @@ apt_packages=(libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 li
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0
   fonts-noto-cjk ca-certificates)
 if [ $with_test = 1 ]; then
-  apt_packages+=(xvfb xauth chromium)
+  # appstream and desktop-file-utils validate the Linux package files; gcc builds the ELF test libraries
+  apt_packages+=(xvfb xauth chromium appstream desktop-file-utils gcc libc6-dev xz-utils)
 fi
 
 if command -v apt-get >/dev/null 2>&1; then

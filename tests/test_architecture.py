@@ -36,7 +36,10 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("settings", ["settings", "secrets"]),  # the settings schema (embeds the toolkit's policy models), keyring
     ("tool system", ["toolkit"]),  # tool contract, manifest, registry, policy, planner, dispatcher
     ("bridge contracts", ["bridges"]),  # the protocols tools use; Qt implementations in bridges/qt_*.py
-    ("foundation", ["", "i18n", "storage", "net", "paths", "clock"]),  # no knowledge of anything above
+    (
+        "foundation",
+        ["", "i18n", "storage", "net", "paths", "clock", "elf", "frozen", "preflight"],
+    ),  # no knowledge of anything above
 ]
 
 #: Where PySide6 / shiboken6 may be imported: the Qt front end, the Qt bridges, the composition root.

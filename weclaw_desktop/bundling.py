@@ -8,8 +8,16 @@ test checks the spec really uses this function.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import pkgutil
+import sys
+from collections.abc import Iterable
 from pathlib import Path
+
+from weclaw_desktop.elf import clean_rpath, elf_needed
+
+__all__ = ["clean_rpaths", "elf_needed", "hidden_imports", "orphaned_libraries", "stdlib_modules", "tool_modules"]
 
 #: Modules the app imports by name at run time (``importlib.import_module("...")`` with a literal).
 LAZY_MODULES = (
@@ -19,6 +27,11 @@ LAZY_MODULES = (
     "weclaw_desktop.ui.selftest",  # cli.main: --self-test
     "weclaw_desktop.tools.pyexec",  # cli.main: --run-python (python_runner in the bundle)
 )
+
+
+#: Packages nothing imports by name but the app needs: zoneinfo falls back to ``tzdata``'s database (found
+#: with importlib.resources) where the system has none (Windows, a Linux machine without the tzdata package).
+RUNTIME_PACKAGES = ("tzdata",)
 
 
 def tool_modules(tools_json: Path) -> list[str]:
@@ -35,7 +48,78 @@ def command_modules() -> list[str]:
 
 def hidden_imports(root: Path) -> list[str]:
     """Hidden imports for the bundle built from the repository at ``root``."""
-    return sorted({*tool_modules(root / "tools.json"), *command_modules(), *LAZY_MODULES})
+    return sorted({*tool_modules(root / "tools.json"), *command_modules(), *LAZY_MODULES, *RUNTIME_PACKAGES})
+
+
+# --- the standard library for python_runner --------------------------------------------------------
+# In the bundle python_runner's snippets run inside the app (``weclaw --run-python``), so they can import
+# only what the bundle holds. PyInstaller collects only what the app imports; the spec adds the whole
+# standard library the build's Python has, less what makes no sense without a Python installation.
+
+#: Top-level standard-library modules left out: Tk and what needs it, IDLE, CPython's own test suite.
+STDLIB_LEFT_OUT = frozenset(
+    {"tkinter", "_tkinter", "turtle", "turtledemo", "idlelib", "test", "__hello__", "__phello__"}
+)
+#: Sub-packages left out wherever they are (the test suites of unittest, ctypes, lib2to3, sqlite3 ...).
+STDLIB_TEST_PARTS = frozenset({"test", "tests", "idle_test"})
+#: C modules that exist only to test CPython itself.
+STDLIB_TEST_PREFIXES = ("_test", "_xxtest", "xx", "_ctypes_test")
+
+
+def stdlib_modules(names: Iterable[str] | None = None) -> list[str]:
+    """Every module and sub-module of the standard library this Python has, less :data:`STDLIB_LEFT_OUT`,
+    test suites and test-only C modules. Found without importing anything (``find_spec`` of top-level
+    names, ``pkgutil.iter_modules`` below them)."""
+    out: set[str] = set()
+    for top in sorted(sys.stdlib_module_names if names is None else names):
+        if top in STDLIB_LEFT_OUT or top.startswith(STDLIB_TEST_PREFIXES):
+            continue
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            continue
+        if spec is None:
+            continue
+        out.add(top)
+        if spec.submodule_search_locations:
+            out.update(_submodules(top, list(spec.submodule_search_locations)))
+    return sorted(out)
+
+
+def _submodules(package: str, paths: list[str]) -> list[str]:
+    found: list[str] = []
+    for info in pkgutil.iter_modules(paths):
+        if info.name in STDLIB_TEST_PARTS:
+            continue
+        name = f"{package}.{info.name}"
+        found.append(name)
+        if info.ispkg:
+            found.extend(_submodules(name, [str(Path(p) / info.name) for p in paths]))
+    return found
+
+
+# --- system libraries the bundle leaves to the target ----------------------------------------------
+#: The glibc the bundle is declared to need (Ubuntu 22.04 has 2.35). ``scripts/build_bundle.py`` measures
+#: the bundle's ELF symbol versions and fails when they need more.
+GLIBC_FLOOR = "2.35"
+#: Libraries PyInstaller copies from the build machine that every target already has, and whose build
+#: machine copies would raise the floor (Debian 12's libstdc++ and libexpat need glibc 2.36). Qt's own
+#: libraries need libstdc++ GLIBCXX_3.4.29 (GCC 11: Ubuntu 22.04, RHEL 9 and newer have it). The system's
+#: libstdc++ and libgcc_s are also the ones the system's OpenGL drivers (Mesa) are built against: a bundled
+#: older libstdc++ makes them fail to load.
+SYSTEM_LIBRARIES = ("libstdc++.so.6", "libgcc_s.so.1", "libexpat.so.1")
+
+
+def clean_rpaths(bundle: Path) -> dict[str, str]:
+    """Remove RPATH/RUNPATH entries that point outside the bundle from every ELF file in ``bundle``
+    (``$ORIGIN`` entries stay). Returns file -> removed entries."""
+    removed: dict[str, str] = {}
+    for path in sorted(bundle.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            gone = clean_rpath(path)
+            if gone:
+                removed[str(path.relative_to(bundle))] = gone
+    return removed
 
 
 # --- libraries left behind by pruning --------------------------------------------------------------
@@ -43,56 +127,15 @@ def hidden_imports(root: Path) -> list[str]:
 # collected the shared libraries those plugins link to (GTK, cairo, pango, ...: ~25 MB), so the spec also
 # drops every library that only dropped binaries needed. Linux (ELF) only; elsewhere nothing is removed.
 
-_SHT_DYNAMIC = 6
-_DT_NEEDED = 1
-
-
-def elf_needed(path: str | Path) -> list[str] | None:
-    """The DT_NEEDED names of a 64-bit little-endian ELF file, or None if it is not one (or unreadable)."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        return None
-    shoff = int.from_bytes(data[0x28:0x30], "little")
-    shentsize = int.from_bytes(data[0x3A:0x3C], "little")
-    shnum = int.from_bytes(data[0x3C:0x3E], "little")
-    sections = []
-    for i in range(shnum):
-        base = shoff + i * shentsize
-        header = data[base : base + 64]
-        if len(header) < 64:
-            return None
-        sections.append(
-            (
-                int.from_bytes(header[4:8], "little"),  # sh_type
-                int.from_bytes(header[0x18:0x20], "little"),  # sh_offset
-                int.from_bytes(header[0x20:0x28], "little"),  # sh_size
-                int.from_bytes(header[0x28:0x2C], "little"),  # sh_link
-            )
-        )
-    needed: list[str] = []
-    for kind, offset, size, link in sections:
-        if kind != _SHT_DYNAMIC or link >= len(sections):
-            continue
-        str_offset = sections[link][1]
-        for entry in range(offset, offset + size, 16):
-            tag = int.from_bytes(data[entry : entry + 8], "little")
-            if tag == 0:
-                break
-            if tag == _DT_NEEDED:
-                start = str_offset + int.from_bytes(data[entry + 8 : entry + 16], "little")
-                needed.append(data[start : data.index(b"\0", start)].decode("utf-8", "replace"))
-    return needed
-
 
 def orphaned_libraries(kept: list[tuple[str, str]], dropped: list[tuple[str, str]]) -> set[str]:
     """Bundle names (``dest``) of kept libraries that only ``dropped`` binaries needed.
 
     ``kept`` and ``dropped`` are ``(dest, src)`` pairs. A kept library is an orphan when a dropped binary
     needs it (directly or through other libraries) and no other kept binary does. Anything the dropped
-    binaries do not reach stays, so libraries loaded by ctypes at run time are never removed here.
+    binaries do not reach stays, so libraries loaded by ctypes at run time are never removed here. Every
+    ``dest`` with an orphan's name is returned (PyInstaller may list a library twice: at the top level and
+    next to the binary that needs it; keeping one of them would leave a dangling symlink).
     """
     by_base: dict[str, tuple[str, str]] = {Path(dest).name: (dest, src) for dest, src in kept}
     cache: dict[str, list[str]] = {}
@@ -115,4 +158,5 @@ def orphaned_libraries(kept: list[tuple[str, str]], dropped: list[tuple[str, str
     candidates = reach([src for _dest, src in dropped])
     roots = [src for dest, src in kept if Path(dest).name not in candidates]
     still_needed = reach(roots)
-    return {by_base[name][0] for name in candidates - still_needed}
+    orphans = candidates - still_needed
+    return {dest for dest, _src in kept if Path(dest).name in orphans}

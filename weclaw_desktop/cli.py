@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from weclaw_desktop import __version__, i18n
 
 COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
+#: weclaw's own top-level options (anything else starting with "-" may be a Python command line).
+OWN_OPTIONS = ("-h", "--help", "--version", "--data-dir", "--self-test")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,10 +32,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
-    if raw[:1] == ["--run-python"]:  # python_runner in the frozen app, where sys.executable is WeClaw itself
-        from weclaw_desktop.tools.pyexec import run_file
+    if raw and ((raw[0].startswith("-") and raw[0] not in OWN_OPTIONS) or os.path.isfile(raw[0])):
+        # A Python command line (--run-python FILE, -c CODE, -m MODULE, FILE): python_runner in the bundle,
+        # where sys.executable is WeClaw itself, and whatever the snippet starts with sys.executable.
+        from weclaw_desktop.tools.pyexec import python_main
 
-        return run_file(raw[1:])
+        code = python_main(raw, COMMANDS)
+        if code is not None:
+            return code
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
@@ -50,6 +56,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(run_self_test())
     if args.command is None:
+        from weclaw_desktop.preflight import cjk_warning, gui_problem
+        from weclaw_desktop.preflight.messages import language
+
+        problem = gui_problem()  # before PySide6 is imported: a bare machine gets a message, not an abort
+        if problem is not None:
+            print(problem.text, file=sys.stderr)
+            return 1
+        note = cjk_warning(language())
+        if note:
+            print(f"weclaw: {note}", file=sys.stderr)
         from weclaw_desktop.app import main as app_main
 
         return int(app_main())

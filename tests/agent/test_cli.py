@@ -300,7 +300,7 @@ async def test_tools_and_doctor_use_the_users_tool_policy(
 ) -> None:
     """``weclaw tools`` and ``weclaw doctor`` answer from the exposure computation the app uses, so a tool
     the user switched off is listed as hidden, with why."""
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import Settings, SettingsStore
 
     code, out, _ = await run_inproc(["tools", "--json", "--no-mcp"], capsys)
     before = {r["name"]: r for r in json.loads(out)}
@@ -310,7 +310,7 @@ async def test_tools_and_doctor_use_the_users_tool_policy(
 
     settings = Settings()
     settings.tools.policy = settings.tools.policy.with_switch("calculator", False)
-    settings.save()
+    SettingsStore.open().save(settings)
     code, out, _ = await run_inproc(["tools", "--json", "--no-mcp"], capsys)
     row = {r["name"]: r for r in json.loads(out)}["calculator"]
     assert not row["available"] and [d["code"] for d in row["diagnostics"]] == ["disabled-by-user"]

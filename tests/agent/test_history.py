@@ -15,7 +15,7 @@ from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget,
 from weclaw_desktop.agent.history import INTERRUPTED_RESULT, StoredMessage, build_model_messages
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.runtime import AgentRuntime
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import SettingsStore
 from weclaw_desktop.toolkit.base import Origin, ToolResult, ToolStatus
 from weclaw_desktop.toolkit.outcome import ErrorKind
 
@@ -217,8 +217,8 @@ async def test_without_a_keyring_the_env_key_works(
 
 async def test_settings_round_trip_and_apply(fake_openai: FakeOpenAI, make_runtime, weclaw_home: Path) -> None:
     settings = make_settings(fake_openai, max_rounds=4)
-    settings.save()
-    loaded = Settings.load()
+    SettingsStore.open().save(settings)
+    loaded = SettingsStore.open().settings
     assert loaded.agent.max_rounds == 4 and loaded.provider.base_url == fake_openai.base_url
     rt = await make_runtime(loaded)
     loaded.provider.model = "fake-model-2"

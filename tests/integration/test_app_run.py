@@ -23,7 +23,7 @@ from weclaw_desktop.app import run
 from weclaw_desktop.app.services import AppServices
 from weclaw_desktop.mcp import tool_name
 from weclaw_desktop.paths import app_paths
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import SettingsStore
 
 MCP_TOOL = tool_name("test")
 
@@ -39,7 +39,7 @@ async def test_run_starts_the_services_and_quitting_stops_everything(
 ) -> None:
     settings = phone_settings(configured_settings(fake_openai), tmp_path / "incoming")
     settings.mcp_servers = [mcp_settings("test")]
-    settings.save()
+    SettingsStore.open().save(settings)
     window = await make_window(settings)
     before = live_children()
     started: list[AppServices] = []
@@ -69,11 +69,11 @@ async def test_run_starts_the_services_and_quitting_stops_everything(
     await until(lambda: window.phone_state == "off", 5, "the status bar")
     await until(lambda: window.board.state("remote_file_share") == "hidden", 5, "remote_file_share hidden")
     assert not port_open(port)
-    assert Settings.load().companion.enabled is False
+    assert SettingsStore.open().settings.companion.enabled is False
     dialog.link.setChecked(True)
     await until(lambda: services.companion.running, 5, "the link to start again")
     port = services.companion.port
-    assert Settings.load().companion.enabled is True
+    assert SettingsStore.open().settings.companion.enabled is True
 
     window.quit_app()
     assert await asyncio.wait_for(task, 20) == 0

@@ -31,7 +31,7 @@ from integration_helpers import (
 from weclaw_desktop.app.services import AppServices
 from weclaw_desktop.mcp import tool_name
 from weclaw_desktop.paths import app_paths
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_store import ReminderStore
 
@@ -148,7 +148,7 @@ async def test_mcp_server_from_settings_shows_in_the_panel_runs_a_turn_and_follo
     services.mcp_page.server_list.setCurrentRow(0)
     services.mcp_page.remove_button.click()
     assert dialog.save(), dialog.message.text()
-    assert Settings.load().mcp_servers == []
+    assert SettingsStore.open().settings.mcp_servers == []
     await until(lambda: window.registry.resolve(f"{MCP_TOOL}_add") is None, 10, "the server to stop")
     await until(lambda: MCP_TOOL not in window.board.rows, 5, "the tool to leave the panel")
     with pytest.raises(KeyError):

@@ -10,7 +10,7 @@ from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
 from integration_helpers import TEST_KEY, live_children, mcp_settings
 
 from weclaw_desktop.mcp import tool_name
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 
 MCP_TOOL = tool_name("test")
 
@@ -22,7 +22,7 @@ async def test_chat_command_uses_mcp_servers_from_settings(
 
     settings = Settings()
     settings.mcp_servers = [mcp_settings("test")]
-    settings.save()
+    SettingsStore.open().save(settings)
     monkeypatch.setenv("WECLAW_API_KEY", TEST_KEY)
     fake_openai.push(tool_reply(call(f"{MCP_TOOL}_add", {"a": 19, "b": 23})), text_reply("It is 42."))
     argv = ["chat", "--new", "--yes", "--exposure", "all", "--base-url", fake_openai.base_url, "--model", "fake-model"]

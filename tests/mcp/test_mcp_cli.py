@@ -7,17 +7,19 @@ from pathlib import Path
 from typing import Any
 
 from weclaw_desktop.cli import main
-from weclaw_desktop.settings import McpServerSettings, Settings
+from weclaw_desktop.settings import McpServerSettings, Settings, SettingsStore
 
 
 def test_weclaw_tools_shows_a_down_server_with_its_diagnostic(capsys: Any, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-server"
-    Settings(
-        mcp_servers=[
-            McpServerSettings(name="gone", command=str(missing)),
-            McpServerSettings(name="off", enabled=False, command="x"),
-        ]
-    ).save()
+    SettingsStore.open().save(
+        Settings(
+            mcp_servers=[
+                McpServerSettings(name="gone", command=str(missing)),
+                McpServerSettings(name="off", enabled=False, command="x"),
+            ]
+        )
+    )
     assert main(["tools", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
     assert "mcp_off" not in rows

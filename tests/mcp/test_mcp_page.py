@@ -16,7 +16,7 @@ from weclaw_desktop.i18n import tr
 from weclaw_desktop.mcp import secret_key
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import McpServerSettings, Settings
+from weclaw_desktop.settings import McpServerSettings, Settings, SettingsStore
 from weclaw_desktop.ui.mcp_page import McpPage, McpPageError
 
 SERVER = str(Path(__file__).resolve().parent / "mcp_test_server.py")  # a path, for the form
@@ -85,7 +85,7 @@ def test_add_apply_rename_and_remove_keep_secrets_in_the_keyring_only(qtbot: Any
     assert (calc.name, calc.command, calc.args, calc.env) == ("calc", sys.executable, [SERVER], {"MODE": "fast"})
     assert calc.secret_env == ["API_TOKEN"] and calc.keywords == ["算术", "calc"]
     assert SecretStore().get(secret_key("calc", "env", "API_TOKEN")) == "calc-secret-98765"
-    settings.save()
+    SettingsStore.open().save(settings)
     assert "calc-secret-98765" not in app_paths().settings_file.read_text(encoding="utf-8")
     assert _secret_field(page, 0).text() == "" and _secret_field(page, 0).placeholderText() == tr("mcp.secret.stored")
 

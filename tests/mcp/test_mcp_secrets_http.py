@@ -14,7 +14,7 @@ from toolrun import Direct, tool_context
 from weclaw_desktop.mcp import McpManager, ServerState, secret_key
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import McpServerSettings, Settings
+from weclaw_desktop.settings import McpServerSettings, Settings, SettingsStore
 from weclaw_desktop.toolkit import (
     AutoApprove,
     Code,
@@ -51,7 +51,7 @@ async def test_env_secret_reaches_the_server_but_no_log_audit_or_error(
     caplog.set_level(logging.DEBUG)
     SecretStore().set(secret_key("sec", "env", "TEST_TOKEN"), TOKEN)
     settings = stdio_settings("sec", secret_env=["TEST_TOKEN"])
-    Settings(mcp_servers=[settings]).save()
+    SettingsStore.open().save(Settings(mcp_servers=[settings]))
     manager.start(settings)
     assert await settle(manager, "sec") is ServerState.CONNECTED
 

@@ -60,7 +60,8 @@ def test_build_spec_uses_the_derived_hidden_imports() -> None:
     analysis = assigned["a"]
     assert isinstance(analysis, ast.Call)
     keywords = {kw.arg: kw.value for kw in analysis.keywords}
-    assert isinstance(keywords["hiddenimports"], ast.Name) and keywords["hiddenimports"].id == "hidden"
+    given = keywords["hiddenimports"]
+    assert isinstance(given, ast.BinOp) and isinstance(given.left, ast.Name) and given.left.id == "hidden"
 
 
 def test_modules_imported_by_name_are_hidden_imports() -> None:
@@ -99,3 +100,40 @@ def test_orphaned_libraries_only_removes_what_nothing_kept_needs() -> None:
     assert orphaned_libraries(kept, []) == set()
     # nothing kept needs libcrypto any more once _hashlib is gone too
     assert orphaned_libraries(libs, [("plugins/_ssl.so", str(ssl_ext))]) == {n for n, _ in libs}
+
+
+def test_the_standard_library_for_python_runner() -> None:
+    """Everything a snippet may import from the stdlib, without Tk, IDLE or CPython's test suites."""
+    from weclaw_desktop.bundling import stdlib_modules
+
+    names = set(stdlib_modules())
+    for wanted in ("xml.etree.ElementTree", "html.parser", "email.mime.text", "unittest", "unittest.mock", "timeit",
+                   "cmath", "multiprocessing.spawn", "concurrent.futures", "sqlite3", "zoneinfo", "json.tool"):  # fmt: skip
+        assert wanted in names, wanted
+    assert not {n for n in names if n.split(".")[0] in ("tkinter", "idlelib", "test", "turtle", "turtledemo")}
+    assert not {n for n in names if {"test", "tests", "idle_test"} & set(n.split("."))}
+    assert not {n for n in names if n.startswith(("_test", "xx"))}
+
+
+def test_build_spec_bundles_the_stdlib_and_leaves_system_libraries() -> None:
+    text = (ROOT / "build.spec").read_text(encoding="utf-8")
+    assert "hiddenimports=hidden + stdlib" in text and "stdlib = stdlib_modules()" in text
+    assert "not in SYSTEM_LIBRARIES" in text and "clean_rpaths(" in text
+    assert '"unittest"' not in text.split("UNUSED_PY", 1)[1].split("]", 1)[0]  # python_runner needs it
+    from weclaw_desktop.bundling import SYSTEM_LIBRARIES
+
+    assert 'KEEP_QT_TRANSLATIONS = ("qtbase_zh_CN.qm",)' in text
+    assert set(SYSTEM_LIBRARIES) == {"libstdc++.so.6", "libgcc_s.so.1", "libexpat.so.1"}
+
+
+def test_orphans_are_removed_under_every_name_they_were_collected_as() -> None:
+    """PyInstaller lists a library at the top level and in its package folder: both go, or a link dangles."""
+    stand_in = str(ROOT / "tools.json")  # not ELF: no dependencies of its own
+    dynload = Path(sysconfig.get_path("platstdlib")) / "lib-dynload"
+    ssl_ext = next(dynload.glob("_ssl*.so"), None)
+    if ssl_ext is None or "libssl.so.3" not in (elf_needed(ssl_ext) or []):
+        pytest.skip("this Python's _ssl is not linked the usual way")
+    kept = [("libssl.so.3", stand_in), ("PySide6/Qt/lib/libssl.so.3", stand_in), ("libcrypto.so.3", stand_in)]
+    assert orphaned_libraries(kept, [("plugins/_ssl.so", str(ssl_ext))]) == {
+        "libssl.so.3", "PySide6/Qt/lib/libssl.so.3", "libcrypto.so.3",
+    }  # fmt: skip

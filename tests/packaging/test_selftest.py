@@ -19,11 +19,15 @@ CHECKS = [
     "tls",
     "keyring",
     "keyring-backends",
+    "fonts",
+    "timezones",
     "window",
     "pairing-qr",
     "translations",
     "provider",
     "python_runner",
+    "python-stdlib",
+    "child-env",
 ]
 
 
@@ -69,6 +73,9 @@ def test_self_test_from_source_passes(self_test: tuple[subprocess.CompletedProce
     assert str(home / "data") in lines["paths"]  # the given WECLAW_HOME is used, nothing else
     assert "print(6 * 7) -> 42" in lines["python_runner"]
     assert "3 text deltas streamed" in lines["provider"]
+    assert "stdlib modules import, sys.executable -c works, a spawn Pool works" in lines["python-stdlib"]
+    assert "from source" in lines["child-env"]
+    assert "trust from the system store" in lines["tls"]
     for tool in ("clipboard", "notify", "screen", "open"):
         assert tool in lines["window"].split("now available:")[1]
 

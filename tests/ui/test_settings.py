@@ -11,13 +11,13 @@ from uihelpers import configured_settings, until
 
 from weclaw_desktop.i18n import set_language
 from weclaw_desktop.secrets import SERVICE, SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.ui.settings_dialog import SettingsDialog
 
 
 def _dialog(qtbot: Any, settings: Settings | None = None, store: SecretStore | None = None) -> SettingsDialog:
     set_language("en")
-    dialog = SettingsDialog(settings or Settings(), store or SecretStore())
+    dialog = SettingsDialog(SettingsStore(settings=settings or Settings()), store or SecretStore())
     qtbot.addWidget(dialog)
     return dialog
 
@@ -34,7 +34,7 @@ def test_key_is_saved_to_the_keyring_with_the_backend_shown(qtbot: Any, memory_k
     assert dialog.save()
     assert keyring.get_password(SERVICE, "api_key") == "sk-saved-123"
     assert page.key_result == "keyring"
-    saved = Settings.load()
+    saved = SettingsStore.open().settings
     assert saved.provider.preset == "deepseek" and saved.provider.model == "deepseek-chat"
     from weclaw_desktop.paths import app_paths
 
@@ -74,13 +74,13 @@ async def test_fetch_models_and_test_connection(qtbot: Any, memory_keyring: Any,
 
 
 def test_bad_value_keeps_the_dialog_open_and_loses_nothing(qtbot: Any, memory_keyring: Any) -> None:
-    Settings().save()
+    SettingsStore.open().save(Settings())
     dialog = _dialog(qtbot)
     dialog.agent_page.max_rounds.setValue(7)
     dialog.files_page.outputs.setText("/tmp/out")
     dialog.provider_page.base_url.setText("http://x/v1")
     assert dialog.save()
-    assert Settings.load().agent.max_rounds == 7
+    assert SettingsStore.open().settings.agent.max_rounds == 7
 
 
 def test_remembered_approvals_can_be_revoked(qtbot: Any, memory_keyring: Any) -> None:
@@ -94,7 +94,7 @@ def test_remembered_approvals_can_be_revoked(qtbot: Any, memory_keyring: Any) ->
     page.revoke.click()
     page.rules[("gui", "high")].setCurrentIndex(page.rules[("gui", "high")].findData("deny"))
     assert dialog.save()
-    saved = Settings.load().agent.approvals
+    saved = SettingsStore.open().settings.agent.approvals
     assert saved.remembered == ["work_run"]
     assert saved.rules["gui"]["high"] == "deny"
 
@@ -111,12 +111,12 @@ def test_extra_pages_load_and_apply(qtbot: Any, memory_keyring: Any) -> None:
 
     page = PhonePage("Phone link")
     set_language("en")
-    dialog = SettingsDialog(Settings(), SecretStore(), extra_pages=[("Phone", page)])
+    dialog = SettingsDialog(SettingsStore(settings=Settings()), SecretStore(), extra_pages=[("Phone", page)])
     qtbot.addWidget(dialog)
     assert dialog.nav.item(dialog.nav.count() - 1).text() == "Phone"
     page.setChecked(True)
     assert dialog.save()
-    assert Settings.load().companion.enabled is True
+    assert SettingsStore.open().settings.companion.enabled is True
 
 
 async def test_first_run_shows_the_setup_panel_and_the_rest_works(

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from uihelpers import configured_settings, ui_manifest, until
 
 from weclaw_desktop.i18n import set_language
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui.main_window import MainWindow
 
@@ -83,13 +83,13 @@ async def test_switching_a_tool_off_is_saved_and_enforced(make_window: Any, fake
     assert window.board.state("work") == "off"
     assert window.tool_panel.status_text("work") == "Switched off"
     assert "switched this tool off" in window.tool_panel.tooltip_for("work")
-    assert Settings.load().tools.policy.disabled == ["work"]  # saved
+    assert SettingsStore.open().settings.tools.policy.disabled == ["work"]  # saved
     await window.controller.send("hi")
     await until(lambda: not window.composer.busy)
     assert not any(name.startswith("work_") for name in fake_openai.tool_names(-1))  # enforced
     assert "echo_say" in fake_openai.tool_names(-1)
     item.setCheckState(0, Qt.CheckState.Checked)
-    assert Settings.load().tools.policy.disabled == []
+    assert SettingsStore.open().settings.tools.policy.disabled == []
     await window.controller.send("again")
     await until(lambda: not window.composer.busy)
     assert "work_run" in fake_openai.tool_names(-1)

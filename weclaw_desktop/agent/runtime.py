@@ -14,7 +14,7 @@
 
 Front ends use only this API (UI-agnostic, no Qt)::
 
-    rt = AgentRuntime.create(settings)                 # or create(..., origin=Origin.CLI, gate=...)
+    rt = AgentRuntime.create(store=store)              # follows the SettingsStore; or create(settings) (fixed)
     await rt.recover()                                  # once at start-up: turns a crash left 'running'
     s = await rt.create_session()
     handle = rt.start_turn(s.id, "你好", on_event=print)  # returns at once; the turn runs as a Task
@@ -23,7 +23,7 @@ Front ends use only this API (UI-agnostic, no Qt)::
     done = await handle.wait()                          # the TurnDone, also after Stop
     await rt.list_sessions(); await rt.rename_session(s.id, "x"); await rt.search("发票")
     await rt.load_messages(s.id)                        # for display
-    rt.apply_settings(new_settings)                     # provider/policy/approvals/tool config changed
+    rt.apply_settings(new_settings)                     # done by the store subscription when it has one
     rt.set_api_key("sk-..."); await rt.list_models(); await rt.check_endpoint()   # settings dialog
     rt.hooks.add_before(...); rt.registry.inject({"clipboard": ...})
     # the approval gate is given once, to create(gate=...) by the composition root; start_turn(gate=...)
@@ -41,7 +41,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,7 +55,7 @@ from weclaw_desktop.agent.provider import Provider, ProviderConfig
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
 from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import SECTIONS, Settings, SettingsChange, SettingsStore
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.approval import ApprovalGate
 from weclaw_desktop.toolkit.availability import AvailabilityContext
@@ -165,6 +165,7 @@ class AgentRuntime:
         self._api_key_override = api_key_override
         self._turns: dict[str, TurnHandle] = {}  # session id -> running turn
         self._retired: list[Provider] = []  # replaced by apply_settings; closed in close()
+        self._unsubscribe: Callable[[], None] = lambda: None
 
     # --- construction ---------------------------------------------------------------------------------
     @classmethod
@@ -172,6 +173,7 @@ class AgentRuntime:
         cls,
         settings: Settings | None = None,
         *,
+        store: SettingsStore | None = None,
         paths: AppPaths | None = None,
         secrets: SecretStore | None = None,
         registry: ToolRegistry | None = None,
@@ -183,9 +185,14 @@ class AgentRuntime:
         bridges: Mapping[str, Any] | None = None,
         logs: bool = True,
     ) -> AgentRuntime:
-        """Compose the runtime. ``api_key`` overrides keyring and environment (tests, ``--api-key-env``)."""
-        paths = (paths or app_paths()).ensure()
-        settings = settings or Settings.load(paths)
+        """Compose the runtime. ``api_key`` overrides keyring and environment (tests, ``--api-key-env``).
+
+        With ``store`` the runtime uses its settings and follows every save (provider, dispatcher policy and
+        approval policy, tool config overrides, exposer, loop options); with ``settings`` alone they are
+        fixed (``weclaw chat`` with its command-line overrides). Neither: the settings file, read once."""
+        paths = (paths or (store.paths if store is not None else None) or app_paths()).ensure()
+        if settings is None:
+            settings = store.settings if store is not None else SettingsStore(paths).settings
         secrets = secrets or SecretStore()
         if logs:
             setup_logging(paths.logs)
@@ -237,6 +244,8 @@ class AgentRuntime:
             api_key_override=api_key,
         )
         loop.provider = Provider(runtime.provider_config())
+        if store is not None:
+            runtime._unsubscribe = store.subscribe(runtime._settings_changed, SECTIONS)
         return runtime
 
     def provider_config(self) -> ProviderConfig:
@@ -266,7 +275,7 @@ class AgentRuntime:
         """Store the provider key (keyring) and use it from now on; False = kept for this run only."""
         persistent = self.secrets.set(self.settings.provider.api_key_name, key)
         self._api_key_override = None if persistent else key
-        self.apply_settings(self.settings)
+        self.apply_settings(self.settings, {"provider"})
         return persistent
 
     async def list_models(self, config: ProviderConfig | None = None) -> list[str]:
@@ -289,20 +298,33 @@ class AgentRuntime:
     def provider(self) -> Provider:
         return self.loop.provider
 
-    def apply_settings(self, settings: Settings) -> None:
-        """Use new settings from now on (running turns keep the provider they started with)."""
-        old = self.loop.provider
+    def _settings_changed(self, change: SettingsChange) -> None:
+        self.apply_settings(change.settings, change.sections)
+
+    def apply_settings(self, settings: Settings, sections: Iterable[str] | None = None) -> None:
+        """Use new settings from now on (running turns keep the provider they started with).
+
+        ``sections``: what changed (default: everything); the provider is rebuilt only when it did."""
+        changed = set(SECTIONS if sections is None else sections)
         self.settings = settings
-        self.dispatcher.policy = settings.tools.policy
-        self.dispatcher.approval_policy = settings.agent.approvals
-        for tool, values in settings.tools.config.items():
-            if self.registry.effective_config(tool) != {**self.registry.spec(tool).config, **values}:
-                self.registry.set_config_overrides(tool, values)
-        self.loop.exposer = make_exposer(self.registry, settings.agent.exposure)
-        self.loop.options = _options(settings)
-        self.loop.tool_env = _tool_env(settings, self.paths, self.db)
-        self.loop.provider = Provider(self.provider_config())
-        self._retired.append(old)
+        if "tools" in changed:
+            self.dispatcher.policy = settings.tools.policy
+            for tool, values in settings.tools.config.items():
+                if tool in self.registry.tool_names(include_disabled=True) and self.registry.effective_config(tool) != {
+                    **self.registry.spec(tool).config,
+                    **values,
+                }:
+                    self.registry.set_config_overrides(tool, values)
+            self.loop.tool_env = _tool_env(settings, self.paths, self.db)
+        if "agent" in changed:
+            self.dispatcher.approval_policy = settings.agent.approvals
+            self.loop.exposer = make_exposer(self.registry, settings.agent.exposure)
+        if changed & {"agent", "ui"}:
+            self.loop.options = _options(settings)
+        if "provider" in changed:
+            old = self.loop.provider
+            self.loop.provider = Provider(self.provider_config())
+            self._retired.append(old)
 
     # --- turns ------------------------------------------------------------------------------------------
     def start_turn(
@@ -389,6 +411,7 @@ class AgentRuntime:
         return await self.history.mark_abandoned_turns()
 
     async def close(self) -> None:
+        self._unsubscribe()
         for handle in list(self._turns.values()):
             handle.cancel()
             await handle.wait()

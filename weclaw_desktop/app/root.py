@@ -1,6 +1,6 @@
 """The composition root of the desktop app: it builds the parts and connects them, and owns nothing else.
 
-settings -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
+SettingsStore -> ToolRegistry (tools.json; no tool module imported, no bridges) -> MainWindow (owns the Qt
 bridge services) -> ``registry.inject(window.bridges)`` -> show. The agent runtime (which imports the
 openai SDK, the slowest import of the app) is loaded right after the window is on screen, in a worker
 thread, and attached to the window; a message typed before that simply waits for it. The long-lived
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from weclaw_desktop.i18n import tr
 from weclaw_desktop.paths import AppPaths, app_paths
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import SettingsStore
 from weclaw_desktop.ui.boot import build_window, follow_system_theme, prepare_ui, qt_application
 from weclaw_desktop.ui.main_window import MainWindow
 from weclaw_desktop.ui.qtloop import MainThreadGC, WeclawEventLoop
@@ -51,7 +51,7 @@ def create_runtime(
     from weclaw_desktop.toolkit.base import Origin
 
     runtime = AgentRuntime.create(
-        window.settings,
+        store=window.store,
         paths=paths,
         secrets=window.secrets,
         registry=window.registry,
@@ -133,13 +133,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(tr("app.already_running"))
         return 0
     single.listen()
-    settings = Settings.load(paths)
-    prepare_ui(app, settings)
+    store = SettingsStore.open(paths)
+    prepare_ui(app, store.settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     collector = MainThreadGC()  # cyclic GC off worker threads: a QObject freed there crashes Qt timers
     collector.start()
-    window = build_window(settings)
+    window = build_window(store)
     single.activated.connect(window.bring_to_front)
     follow_system_theme(app, window)
     window.show()

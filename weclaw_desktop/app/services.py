@@ -6,8 +6,8 @@
     await services.stop()                   # on quit: no server, port or child process is left behind
 
 - :class:`ReminderScheduler` on the shared database, reaching the notifier through the registry.
-- :class:`McpManager`: applies ``settings.mcp_servers`` at start and after every save of the settings;
-  its page is an extra Settings page.
+- :class:`McpManager`: applies ``settings.mcp_servers`` at start and whenever the settings store saves a
+  change to them; its page is an extra Settings page.
 - :class:`CompanionService` (one per app): the toolbar's Phone action opens the (reused, non-modal)
   :class:`PairingDialog`; while the server runs it is the registry's ``companion`` bridge; the status bar
   follows its events; "Send to phone" on file cards goes to the most recently seen paired phone; files
@@ -29,7 +29,7 @@ from weclaw_desktop.companion.service import DeviceInfo, attach_to_registry
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.mcp import McpManager
 from weclaw_desktop.paths import AppPaths
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsChange
 from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
 from weclaw_desktop.ui.mcp_page import McpPage
@@ -70,7 +70,8 @@ class AppServices:
             shared_database(paths.database), lambda: registry.bridge("notifier")
         )
         self.mcp = mcp or McpManager(registry, window.secrets, log_dir=paths.logs)
-        self.companion = companion or CompanionService(window.settings.companion, paths=paths)
+        # the service gets a copy: the store's settings are changed only through the store
+        self.companion = companion or CompanionService(window.settings.companion.model_copy(), paths=paths)
         if self.companion.accept_device is None:  # a new phone is let in only when the user says yes
             self.companion.accept_device = DeviceApprover(window)
         self.pairing_dialog: PairingDialog | None = None
@@ -80,7 +81,7 @@ class AppServices:
         self.mcp_page = McpPage(window.secrets)
         self.mcp_page.set_manager(self.mcp)
         window.add_settings_page(Text("category.mcp"), self.mcp_page)
-        window.settings_saved.connect(self._settings_saved)
+        self._unfollow = window.store.subscribe(self._settings_changed, {"companion", "mcp_servers"})
         window.phone_requested.connect(self.open_pairing)
         self._detach_registry = attach_to_registry(self.companion, registry.inject)
         self._unsubscribe = self.companion.events.subscribe(self._on_companion_event)
@@ -116,6 +117,7 @@ class AppServices:
             except Exception:
                 log.exception("stopping %s failed", getattr(step, "__qualname__", step))
         self._unsubscribe()
+        self._unfollow()
         self._detach_registry()
         if self.pairing_dialog is not None and shiboken6.isValid(self.pairing_dialog):
             self.pairing_dialog.close()
@@ -124,22 +126,22 @@ class AppServices:
         return self._tasks.spawn(coro)
 
     # --- settings ------------------------------------------------------------------------------
-    def _settings_saved(self, settings: Settings) -> None:
-        # the dialog made a new Settings object; the phone link keeps its live state in its own section
-        if settings.companion != self.companion.settings:
-            settings.companion = self.companion.settings
-            self._save(settings)
-        self.spawn(self.mcp.apply(settings.mcp_servers))
+    def _settings_changed(self, change: SettingsChange) -> None:
+        """The store saved a change to the phone link's or the MCP servers' settings: follow it."""
+        if change.touches("companion") and change.settings.companion != self.companion.settings:
+            self.companion.settings = change.settings.companion.model_copy()
+        if change.touches("mcp_servers") and not self._stopped:
+            self.spawn(self.mcp.apply(change.settings.mcp_servers))
 
     def _companion_settings_changed(self) -> None:
-        """The pairing dialog changed the link's settings (on/off, auto-accept): keep them."""
-        self.window.settings.companion = self.companion.settings
-        self._save(self.window.settings)
+        """The pairing dialog changed the link's settings (on/off, auto-accept): save them through the store."""
+        live = self.companion.settings.model_copy()
 
-    @staticmethod
-    def _save(settings: Settings) -> None:
+        def keep(settings: Settings) -> None:
+            settings.companion = live
+
         try:
-            settings.save()
+            self.window.store.update(keep)
         except OSError as exc:
             log.warning("settings not saved: %s", exc)
 

@@ -10,6 +10,8 @@ from pathlib import Path
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 
+from weclaw_desktop.frozen import child_environ
+
 
 def _expand(path: Path | str) -> str:
     """``~`` expanded (string work only: it reads no file)."""
@@ -36,7 +38,7 @@ class QtDesktop:
             command = ["open", "-R", str(target)]
         if command is not None:
             try:
-                proc = await asyncio.create_subprocess_exec(*command)
+                proc = await asyncio.create_subprocess_exec(*command, env=child_environ())
             except OSError:
                 pass
             else:

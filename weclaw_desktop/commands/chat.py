@@ -65,11 +65,14 @@ def _fail(message: str, code: int = 1) -> int:
 async def _main(args: argparse.Namespace) -> int:
     from weclaw_desktop.agent.runtime import AgentRuntime
     from weclaw_desktop.paths import app_paths
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.toolkit.manifest import ManifestError
 
     paths = app_paths().ensure()
-    settings = Settings.load(paths)
+    store = SettingsStore.open(paths)
+    for problem in store.errors:
+        print(f"warning: settings: {problem.line()}", file=sys.stderr)
+    settings = store.snapshot()  # the command-line options below change this run only, never the file
     if args.base_url:
         settings.provider.base_url = args.base_url
         settings.provider.preset = ""

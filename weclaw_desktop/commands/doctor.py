@@ -1,4 +1,10 @@
-"""``weclaw doctor``: is this machine ready? Keyring, Qt, data dir, tools, and the model endpoint."""
+"""``weclaw doctor``: is this machine ready? Keyring, Qt, data dir, settings, tools, and the model endpoint.
+
+Settings: one line per problem the settings store found (a field that could not be read and what is used
+instead, an unusable MCP server entry, an unreadable file). These are failures (exit 1): the app is then
+not running as the user configured it, and for restrictions it runs stricter, so a script or a support
+question should see it. Keys this version does not know (a newer version's, or a typo) are warnings only.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import json
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from weclaw_desktop import i18n
@@ -20,6 +26,7 @@ class Check:
     name: str
     level: str  # ok | warn | fail
     detail: str
+    data: dict[str, Any] = field(default_factory=dict)  # structured detail (a settings problem's fields)
 
 
 def register(sub: Any) -> None:
@@ -49,17 +56,21 @@ async def _checks(args: argparse.Namespace) -> list[Check]:
     from weclaw_desktop import __version__
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import take_env_secrets
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
 
     # keys leave os.environ before any child process (the Qt check) starts
     env_keys = take_env_secrets((args.api_key_env,) if args.api_key_env else ())
     out = [Check("version", "ok", f"weclaw {__version__}, Python {sys.version.split()[0]} on {sys.platform}")]
     paths = app_paths()
     out.append(_data_dir(paths.data))
-    settings = Settings.load(paths)
+    store = SettingsStore.open(paths)
+    out += _settings(store)
+    settings = store.settings
     out.append(_keyring(settings.provider.api_key_name))
     if not args.no_qt:
-        out.append(await asyncio.to_thread(_qt))
+        out.extend(await asyncio.to_thread(_platform))
+    out.append(_timezones())
+    out.append(_tls())
     out.append(_tools(settings))
     out.append(await _endpoint(args, settings, env_keys))
     return out
@@ -75,6 +86,17 @@ def _data_dir(path: Any) -> Check:
     return Check("data dir", "ok", str(path))
 
 
+def _settings(store: Any) -> list[Check]:
+    """One check per settings problem (``fail`` for errors, ``warn`` for notes), or one ``ok``."""
+    if not store.problems:
+        state = "read, no problems" if store.path.exists() else "not created yet (defaults)"
+        return [Check("settings", "ok", f"{store.path}: {state}")]
+    out = [Check("settings", "fail" if p.is_error else "warn", p.line(), p.as_dict()) for p in store.problems]
+    if store.broken_copy is not None:
+        out.append(Check("settings", "warn", f"the file as it was is kept in {store.broken_copy}"))
+    return out
+
+
 def _keyring(key_name: str) -> Check:
     from weclaw_desktop.secrets import SecretStore, backend_name
 
@@ -86,12 +108,29 @@ def _keyring(key_name: str) -> Check:
     return Check("keyring", "ok", f"{backend_name()}; {stored}")
 
 
+QT_PROBE = "from PySide6.QtWidgets import QApplication; a = QApplication([]); print(a.platformName())"
+
+
+def _platform() -> list[Check]:
+    """The preflight's checks (Qt libraries, display, fonts), then a real Qt start in a child process."""
+    from weclaw_desktop.preflight import display_problem, platform_report
+
+    out = [Check(c.name, "warn" if c.warn else "ok" if c.ok else "fail", c.detail) for c in platform_report()]
+    if any(c.level == "fail" for c in out):
+        return [*out, Check("qt", "fail", "not started: fix the lines above first (`weclaw chat` works meanwhile)")]
+    if sys.platform.startswith("linux"):
+        _chosen, problem = display_problem()
+        if problem is not None:
+            return [*out, Check("qt", "fail", problem.text)]
+    return [*out, _qt()]
+
+
 def _qt() -> Check:
-    if getattr(sys, "frozen", False):
-        return Check("qt", "ok", tr("cli.doctor.qt_bundled"))
-    code = "from PySide6.QtWidgets import QApplication; a = QApplication([]); print(a.platformName())"
+    from weclaw_desktop.tools.python_runner import interpreter_argv
+
+    argv = [*interpreter_argv()[:1], "-c", QT_PROBE]  # the bundle runs -c like Python does
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=exc))
     if proc.returncode == 0:
@@ -100,6 +139,20 @@ def _qt() -> Check:
     reason = (lines or ["exit " + str(proc.returncode)])[-1][:200]
     hint = " " + tr("cli.doctor.qt_display") if sys.platform.startswith("linux") else ""
     return Check("qt", "fail", tr("cli.doctor.qt_failed", reason=reason) + hint)
+
+
+def _timezones() -> Check:
+    from weclaw_desktop.preflight.tz import zone_database
+
+    db = zone_database()
+    return Check("timezones", {"system": "ok", "bundled": "warn", "none": "fail"}[db.source], db.text)
+
+
+def _tls() -> Check:
+    from weclaw_desktop.net import trust
+
+    found = trust()
+    return Check("tls", "ok" if found.source == "system" else "warn", f"trust from {found.text}")
 
 
 def _tools(settings: Any) -> Check:

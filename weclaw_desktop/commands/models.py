@@ -48,9 +48,9 @@ async def _list(args: argparse.Namespace) -> int:
     from weclaw_desktop.agent.presets import get_preset
     from weclaw_desktop.agent.provider import Provider, ProviderConfig, ProviderError
     from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
 
-    settings = Settings.load()
+    settings = SettingsStore.open().settings
     env_keys = take_env_secrets((args.api_key_env,) if args.api_key_env else ())
     preset = args.preset or ("" if args.base_url else settings.provider.preset)
     base_url = args.base_url or (get_preset(preset).base_url if args.preset else settings.provider.base_url)

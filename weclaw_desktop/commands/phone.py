@@ -38,12 +38,12 @@ async def _ask(req: Any) -> bool:
 async def _main(args: argparse.Namespace) -> int:
     from weclaw_desktop.companion import CompanionEvent, CompanionService, EventKind
     from weclaw_desktop.companion.qr import qr_text
-    from weclaw_desktop.settings import Settings
+    from weclaw_desktop.settings import SettingsStore
 
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:
         reconfigure(line_buffering=True)  # events show up at once, even through a pipe
-    settings = Settings.load().companion
+    settings = SettingsStore.open().snapshot().companion  # --yes changes this run only
     if args.yes:
         settings.auto_accept = True
     service = CompanionService(settings)

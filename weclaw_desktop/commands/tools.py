@@ -10,7 +10,7 @@ from weclaw_desktop import i18n
 from weclaw_desktop.commands.common import manifest_or_exit
 from weclaw_desktop.i18n import tr
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import SettingsStore
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
 from weclaw_desktop.toolkit.exposure import ExposurePlanner
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(registry.function_defs(registry.tool_names()), ensure_ascii=False, indent=1))
         return 0
     secrets = SecretStore()
-    settings = Settings.load()
+    settings = SettingsStore.open().settings
     servers = [s for s in settings.mcp_servers if s.enabled]
     policy = settings.tools.policy
     if servers and not args.no_mcp:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
+from weclaw_desktop.settings.mcp_entries import entry_problem
 
 SecretKind = Literal["env", "header"]
 
@@ -50,8 +51,4 @@ def resolve(settings: McpServerSettings, store: SecretStore) -> Resolved:
 
 def settings_problem(settings: McpServerSettings) -> str | None:
     """Why these settings cannot work (said before anything starts), or None."""
-    if settings.transport == "stdio" and not settings.command.strip():
-        return "no command is set; enter the program that starts the server (e.g. npx or uvx)"
-    if settings.transport == "http" and not settings.url.startswith(("http://", "https://")):
-        return "the URL must start with http:// or https://"
-    return None
+    return entry_problem(settings)

@@ -27,12 +27,14 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
+from weclaw_desktop.frozen import child_environ
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.config import resolve, settings_problem
 from weclaw_desktop.mcp.errlog import StderrSink
@@ -307,7 +309,9 @@ class McpConnection:
                 path = self.log_dir / f"mcp-{self.name}.log" if self.log_dir is not None else None
                 sink = self._stderr = StderrSink(path)
                 stack.callback(sink.close_writer)
-                params = StdioServerParameters(command=self.settings.command, args=self.settings.args, env=resolved.env)
+                # the SDK passes a few of our variables on (PATH, HOME...): the user's values when frozen
+                env = {**child_environ(get_default_environment()), **resolved.env}
+                params = StdioServerParameters(command=self.settings.command, args=self.settings.args, env=env)
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=sink.writer))
                 sink.close_writer()  # the child has its own copy now
             else:

@@ -63,7 +63,7 @@ def check_validation() -> str:
 def check_tls() -> str:
     import certifi
 
-    from weclaw_desktop.net import ssl_context, trust_source
+    from weclaw_desktop.net import ssl_context, trust
 
     bundle = Path(certifi.where())
     if not bundle.is_file():
@@ -74,7 +74,12 @@ def check_tls() -> str:
     ctx = ssl_context()
     if ctx.verify_mode is not ssl.CERT_REQUIRED or not ctx.check_hostname:
         raise CheckFailed("the outgoing SSL context does not verify certificates")
-    return f"trust from {trust_source()}; certifi fallback has {fallback} CAs"
+    found = trust()
+    loaded = ctx.cert_store_stats().get("x509_ca", 0) if found.how == "file" else None
+    if loaded == 0:
+        raise CheckFailed(f"{found.where} holds no CA certificates")
+    count = f", {loaded} CAs" if loaded else ""
+    return f"trust from {found.text}{count}; certifi fallback has {fallback} CAs"
 
 
 async def check_provider_stream() -> str:

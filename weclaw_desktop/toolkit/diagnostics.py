@@ -28,6 +28,9 @@ class Code(StrEnum):
     PLATFORM_UNSUPPORTED = "platform-unsupported"
     DISABLED_BY_POLICY = "disabled-by-policy"
     DISABLED_BY_USER = "disabled-by-user"
+    DISABLED_SETTINGS_UNREADABLE = (
+        "disabled-settings-unreadable"  # off until the user's settings can be read (fail closed)
+    )
     DISABLED_IN_MANIFEST = "disabled-in-manifest"
     CIRCUIT_OPEN = "circuit-open"
     LOAD_FAILED = "load-failed"

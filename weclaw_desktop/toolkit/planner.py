@@ -63,10 +63,12 @@ class _Entry:
     dynamic: bool
     executable: bool
     action_requires: bool
+    max_risk: str  # the highest risk of its actions (the policy's ``disabled_risks`` is keyed on it)
 
 
 def _entry(registry: ToolRegistry, tool: str) -> _Entry:
     spec = registry.spec(tool)
+    risks = [spec.risk_of(a) for a in spec.actions] or [spec.risk]
     return _Entry(
         name=tool,
         enabled=spec.enabled,
@@ -74,7 +76,13 @@ def _entry(registry: ToolRegistry, tool: str) -> _Entry:
         dynamic=registry.is_dynamic(tool),
         executable=not spec.enabled or (registry.has_functions(tool) and registry.module_findable(tool)),
         action_requires=bool(spec.action_requires),
+        max_risk=max(risks, key=lambda r: r.rank).value,
     )
+
+
+def policy_check(registry: ToolRegistry, policy: Policy) -> PolicyCheck:
+    """The policy compiled for this registry (profiles from tools.json, each tool's highest risk)."""
+    return policy.compiled(registry.manifest.profiles, lambda tool: registry.prepared(tool, _entry).max_risk)
 
 
 def _diagnose_entry(
@@ -93,7 +101,7 @@ def diagnose(
     registry: ToolRegistry, policy: Policy | PolicyCheck, ctx: AvailabilityContext, tool: str
 ) -> list[Diagnostic]:
     """Why ``tool`` cannot be offered now (empty: it can). ``policy`` may be a compiled checker."""
-    check = policy.compiled(registry.manifest.profiles) if isinstance(policy, Policy) else policy
+    check = policy_check(registry, policy) if isinstance(policy, Policy) else policy
     return _diagnose_entry(registry, check, ctx, registry.prepared(tool, _entry))
 
 
@@ -125,7 +133,7 @@ def plan(
     ctx = effective_context(registry, ctx)
     result = Plan()
     names = registry.tool_names(include_disabled=True) if tools is None else list(tools)
-    check = policy.compiled(registry.manifest.profiles)
+    check = policy_check(registry, policy)
     for tool in names:
         entry = registry.prepared(tool, _entry)
         problems = _diagnose_entry(registry, check, ctx, entry)

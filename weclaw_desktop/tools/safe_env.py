@@ -1,5 +1,10 @@
 """The environment for child processes the agent starts (shell, python_runner), with secrets removed.
 
+It starts from the user's own environment: in the PyInstaller bundle that is the environment the user
+started the app with (:func:`weclaw_desktop.frozen.child_environ`: ``LD_LIBRARY_PATH`` and the other
+variables PyInstaller pointed into the bundle put back, ``_PYI_*`` dropped), so ``bash``, ``git`` or ``ssh``
+load the system's libraries, not the bundle's.
+
 Removed: ``WECLAW_API_KEY``, ``OPENAI_API_KEY``, any variable whose name contains KEY, TOKEN, SECRET,
 PASSWORD, PASSWD or CREDENTIAL (case-insensitive), and any variable whose value equals or contains a secret
 registered with :func:`weclaw_desktop.toolkit.redact.register_secret` (API keys and passwords loaded from the
@@ -12,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from weclaw_desktop.frozen import child_environ
 from weclaw_desktop.toolkit.redact import known_secrets
 
 ALWAYS_REMOVED = frozenset({"WECLAW_API_KEY", "OPENAI_API_KEY"})
@@ -24,12 +30,13 @@ def is_secret_name(name: str) -> bool:
 
 
 def safe_env(base: Mapping[str, str] | None = None, *, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A copy of ``base`` (default: ``os.environ``) without secrets, then ``extra`` added.
+    """A copy of ``base`` (default: ``os.environ``; when frozen, the user's original of it) without secrets,
+    then ``extra`` added.
 
     ``extra`` is trusted (set by the tool itself, e.g. ``PYTHONIOENCODING``) but still may not carry a
     registered secret value.
     """
-    source = os.environ if base is None else base
+    source = child_environ(os.environ if base is None else base)
     secrets = [s for s in known_secrets() if s]
     env: dict[str, str] = {}
     for name, value in source.items():

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.frozen import child_environ
 from weclaw_desktop.toolkit import BaseTool, NoParams, ToolContext, ToolError, ToolResult, action
 
 #: File systems that are not disks a user cares about.
@@ -94,7 +95,12 @@ def cpu_model() -> str:
                     return line.split(":", 1)[1].strip()
         elif sys.platform == "darwin":
             out = subprocess.run(
-                ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=2, check=False
+                ["sysctl", "-n", "machdep.cpu.brand_string"],
+                capture_output=True,
+                text=True,
+                timeout=2,
+                check=False,
+                env=child_environ(),
             )
             if out.stdout.strip():
                 return out.stdout.strip()

@@ -117,6 +117,11 @@ def resolve_zone(name: str | None, *, default: tzinfo | None = None) -> tzinfo:
     if not text or text.lower() in ("local", "本地", "here"):
         return default if default is not None else local_zone()
     names, cities = _zone_names()
+    if not names:  # no database at all: the name may be right, the machine lacks tzdata
+        raise TimeInputError(
+            f"No time zone database on this computer, so '{text}' cannot be looked up: install the tzdata "
+            "package (or `pip install tzdata`), or give an offset such as UTC+8."
+        )
     if text in names:
         return ZoneInfo(text)
     lowered = text.lower()

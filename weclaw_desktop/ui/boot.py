@@ -2,7 +2,7 @@
 
     app = qt_application(argv)          # the QApplication (reused if one exists), named for the OS
     prepare_ui(app, settings)           # UI language (+ Qt's own translations) and theme from the settings
-    window = build_window(settings)     # settings -> registry -> MainWindow -> inject its Qt bridges
+    window = build_window(store)        # store -> registry -> MainWindow -> inject its Qt bridges
 
 The composition root (:mod:`weclaw_desktop.app`) and the self-test (:mod:`weclaw_desktop.ui.selftest`) both
 start the UI through these, so ``ui/`` never imports the composition root.
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from weclaw_desktop import i18n
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import theme
 from weclaw_desktop.ui.main_window import MainWindow
@@ -63,14 +63,18 @@ def follow_system_theme(app: QApplication, window: MainWindow) -> None:
 
 
 def build_window(
-    settings: Settings,
+    settings: SettingsStore | Settings,
     *,
     secrets: SecretStore | None = None,
     tools_json: str | Path | None = None,
     registry: ToolRegistry | None = None,
 ) -> MainWindow:
-    """settings -> registry -> window -> inject the window's bridges. Does not show the window."""
-    registry = registry or ToolRegistry.from_path(tools_json, config_overrides=settings.tools.config)
-    window = MainWindow(settings, registry, secrets or SecretStore())
+    """store -> registry -> window -> inject the window's bridges. Does not show the window.
+
+    A bare Settings gets a store of its own (on the data folder) that starts from it."""
+    store = settings if isinstance(settings, SettingsStore) else SettingsStore(settings=settings)
+    config = store.settings.tools.config
+    registry = registry or ToolRegistry.from_path(tools_json, config_overrides=config)
+    window = MainWindow(store, registry, secrets or SecretStore())
     registry.inject(window.bridges)
     return window

@@ -7,12 +7,17 @@ Plug-in points for other components:
   pairing dialog; :meth:`set_phone_status` drives the status-bar indicator and
   :meth:`set_phone_sender` enables "Send to phone" on file cards.
 - :meth:`add_settings_page`: extra Settings pages, widgets with ``load(settings)`` / ``apply(settings)``.
+
+Settings come from the :class:`SettingsStore` (``window.store``): the window reads ``store.settings``,
+writes through ``store.update`` (tool switches, window geometry) and follows the store's notifications
+(theme, tool panel, provider label, the notice about settings that could not be read).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +43,7 @@ from weclaw_desktop.bridges.qt_notifier import QtNotifier
 from weclaw_desktop.bridges.qt_screen import QtScreen
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsChange, SettingsStore
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui import icons, theme
@@ -47,6 +52,7 @@ from weclaw_desktop.ui.chat_controller import ChatController
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
+from weclaw_desktop.ui.settings_notice import SettingsNotice
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -60,22 +66,23 @@ if TYPE_CHECKING:
     from weclaw_desktop.ui.settings_dialog import SettingsDialog
 
 PHONE_STATES = ("off", "waiting", "connected", "error")
+log = logging.getLogger("weclaw.ui")
 
 
 class MainWindow(QMainWindow):
     phone_requested = Signal()
-    settings_saved = Signal(object)
     quit_requested = Signal()
 
     def __init__(
         self,
-        settings: Settings,
+        store: SettingsStore | Settings,
         registry: ToolRegistry,
         secrets: SecretStore | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """``store``: the app's settings store (a bare Settings gets a store of its own on the data dir)."""
         super().__init__(parent)
-        self.settings = settings
+        self.store = store if isinstance(store, SettingsStore) else SettingsStore(settings=store)
         self.registry = registry
         self.secrets = secrets or SecretStore()
         self._extra_pages: list[tuple[str | Text, QWidget]] = []
@@ -95,7 +102,7 @@ class MainWindow(QMainWindow):
         self.screen_bridge = QtScreen()
         self.notifier = QtNotifier(self, icons.app_icon(), on_quit=self.quit_app, labels=tr)
 
-        self.board = ToolBoard(registry, lambda: self.settings.tools.policy, self._availability)
+        self.board = ToolBoard(registry, lambda: self.store.settings.tools.policy, self._availability)
         self._unlisten = registry.add_listener(self.board.refresh)
         self.card_actions = CardActions(open_path=self._open_path, reveal_path=self._reveal_path)
         self.gate = QtApprovalGate(self, registry)
@@ -115,6 +122,8 @@ class MainWindow(QMainWindow):
         chat_layout = QVBoxLayout(chat_area)
         chat_layout.setContentsMargins(0, 0, 0, 12)
         chat_layout.setSpacing(8)
+        self.settings_notice = SettingsNotice(self.store, self._reveal_path)
+        chat_layout.addWidget(self.settings_notice)
         chat_layout.addWidget(self.stack, 1)
         composer_holder = QWidget()
         holder_layout = QVBoxLayout(composer_holder)
@@ -168,6 +177,7 @@ class MainWindow(QMainWindow):
         self.notifier.retranslate()
         self.set_phone_status(self.phone_state, self._phone_text)
         self.refresh_provider()
+        self._unsubscribe = self.store.subscribe(self._settings_changed)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -175,6 +185,11 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     # --- composition ----------------------------------------------------------------------------
+    @property
+    def settings(self) -> Settings:
+        """The settings in use (the store's; read only: change them with ``store.update``)."""
+        return self.store.settings
+
     @property
     def bridges(self) -> dict[str, Any]:
         """The bridge services this window provides, for ``registry.inject``."""
@@ -332,13 +347,17 @@ class MainWindow(QMainWindow):
         self._spawn(go())
 
     def switch_tool(self, tool: str, enabled: bool) -> None:
-        """The user's per-tool switch: saved in the settings and enforced by the policy."""
-        self.settings.tools.policy = self.settings.tools.policy.with_switch(tool, enabled)
-        self.settings.save()
-        runtime = self.runtime
-        if runtime is not None:
-            runtime.settings = self.settings
-            runtime.dispatcher.policy = self.settings.tools.policy
+        """The user's per-tool switch: saved through the store; the runtime's policy follows its notice."""
+
+        def switch(settings: Settings) -> None:
+            settings.tools.policy = settings.tools.policy.with_switch(tool, enabled)
+
+        try:
+            self.store.update(switch)
+        except OSError as exc:
+            log.error("tool switch not saved: %s", exc)
+            self.show_notice(tr("settings.invalid", message=exc.strerror or str(exc)), "error")
+            self.board.refresh()
 
     def load_calls(self) -> None:
         runtime = self.runtime
@@ -363,30 +382,29 @@ class MainWindow(QMainWindow):
             return self.settings_dialog
         runtime = self.runtime
         dialog = SettingsDialog(
-            self.settings,
+            self.store,
             self.secrets,
             extra_pages=self._extra_pages,
             key_lookup=runtime.api_key if runtime is not None else None,
             parent=self,
         )
-        dialog.saved.connect(self.apply_settings)
         self.settings_dialog = dialog
         dialog.open()
         return dialog
 
-    def apply_settings(self, settings: Settings) -> None:
-        old_theme = self.settings.ui.theme
-        self.settings = settings
-        if self.runtime is not None:
-            self.runtime.apply_settings(settings)
-        if settings.ui.theme != old_theme:
+    def _settings_changed(self, change: SettingsChange) -> None:
+        """The store saved: follow what changed (the runtime follows the store on its own)."""
+        if change.settings.ui.theme != change.previous.ui.theme:
             app = QApplication.instance()
             if isinstance(app, QApplication):
-                theme.apply_theme(app, settings.ui.theme)
-        set_ui_language(resolve_language(settings.ui.language))  # live: every open window retranslates
-        self.board.refresh()
-        self.refresh_provider()
-        self.settings_saved.emit(settings)
+                theme.apply_theme(app, change.settings.ui.theme)
+        if change.touches("ui"):
+            set_ui_language(resolve_language(change.settings.ui.language))  # live: every open window retranslates
+        if change.touches("tools", "mcp_servers"):
+            self.board.refresh()
+        if change.touches("provider"):
+            self.refresh_provider()
+        self.settings_notice.refresh()
 
     # --- window state ---------------------------------------------------------------------------
     def bring_to_front(self) -> None:
@@ -398,9 +416,15 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray.fromBase64(saved.encode("ascii")))
 
     def _save_geometry(self) -> None:
-        self.settings.ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        geometry = bytes(self.saveGeometry().toBase64().data()).decode("ascii")
+        if geometry == self.settings.ui.window_geometry:
+            return
+
+        def remember(settings: Settings) -> None:
+            settings.ui.window_geometry = geometry
+
         with contextlib.suppress(OSError):
-            self.settings.save()
+            self.store.update(remember)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._quitting and self.settings.ui.close_to_tray and self.notifier.available:
@@ -419,5 +443,6 @@ class MainWindow(QMainWindow):
         self._quitting = True
         self.notifier.close()
         self._unlisten()
+        self._unsubscribe()
         self.close()
         self.quit_requested.emit()

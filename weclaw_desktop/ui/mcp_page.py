@@ -7,6 +7,10 @@ shown again and never written to the settings file; an empty field keeps the sto
 
 "Test" starts the server as it is in the form (not yet applied), lists its tools and stops it; with a
 manager attached (:meth:`McpPage.set_manager`) the page also shows the live state of running servers.
+
+An entry of settings.json that cannot be used (``Settings.mcp_invalid``) is a row marked ⚠ with its
+error; it is saved back exactly as written until the user edits it (then it is an ordinary entry, checked
+on apply) or removes it.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ from weclaw_desktop.mcp.config import SecretKind, secret_key
 from weclaw_desktop.mcp.manager import McpManager
 from weclaw_desktop.mcp.probe import ProbeResult, probe
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import McpServerSettings, Settings
+from weclaw_desktop.settings import InvalidMcpServer, McpServerSettings, Settings
+from weclaw_desktop.settings.mcp_entries import draft
 from weclaw_desktop.toolkit.manifest import format_validation_error
 
 
@@ -59,6 +64,7 @@ class _Entry:
     settings: McpServerSettings
     original: McpServerSettings | None  # as in the applied settings; None for a new server
     secrets: dict[tuple[SecretKind, str], str] = field(default_factory=dict)  # (kind, name) -> typed value
+    invalid: InvalidMcpServer | None = None  # an unusable entry, saved as written until it is edited
 
     @property
     def original_name(self) -> str | None:
@@ -244,6 +250,8 @@ class McpPage(QWidget):
     # --- the dialog's interface -----------------------------------------------------------------
     def load(self, settings: Settings) -> None:
         self._entries = [_Entry(s.model_copy(deep=True), s.model_copy(deep=True)) for s in settings.mcp_servers]
+        for bad in sorted(settings.mcp_invalid, key=lambda e: e.index):
+            self._entries.insert(min(bad.index, len(self._entries)), _Entry(draft(bad.raw), None, invalid=bad))
         self._removed = []
         self._current = -1
         self._refresh_list()
@@ -257,6 +265,8 @@ class McpPage(QWidget):
         problems: list[str] = []
         seen: set[str] = set()
         for entry in self._entries:
+            if entry.invalid is not None:
+                continue  # kept as written; not started, so it cannot clash with anything
             s = entry.settings
             label = s.name or tr("mcp.unnamed")
             if s.name in seen:
@@ -282,6 +292,8 @@ class McpPage(QWidget):
             if entry.original is not None:
                 self._forget_secrets(entry.original.name, entry.original)
         for entry in self._entries:
+            if entry.invalid is not None:
+                continue
             s = entry.settings
             if entry.original is not None:
                 self._drop_unlisted_secrets(entry.original, s)
@@ -295,7 +307,12 @@ class McpPage(QWidget):
             entry.secrets.clear()
             entry.original = s.model_copy(deep=True)
         self._removed = []
-        settings.mcp_servers = [e.settings.model_copy(deep=True) for e in self._entries]
+        settings.mcp_servers = [e.settings.model_copy(deep=True) for e in self._entries if e.invalid is None]
+        settings.mcp_invalid = [
+            InvalidMcpServer(raw=e.invalid.raw, errors=e.invalid.errors, index=i)
+            for i, e in enumerate(self._entries)
+            if e.invalid is not None
+        ]
         self._show_entry(self._current)
 
     def set_manager(self, manager: McpManager | None) -> None:
@@ -318,9 +335,13 @@ class McpPage(QWidget):
             self.manager.restart(name)
 
     def servers(self) -> list[McpServerSettings]:
-        """The servers as edited (not applied)."""
+        """The servers as edited (not applied); unusable entries not edited yet are left out."""
         self._store_form()
-        return [e.settings.model_copy(deep=True) for e in self._entries]
+        return [e.settings.model_copy(deep=True) for e in self._entries if e.invalid is None]
+
+    def invalid_rows(self) -> list[tuple[int, str]]:
+        """(row, error) of the unusable entries shown as they were written."""
+        return [(i, e.invalid.error) for i, e in enumerate(self._entries) if e.invalid is not None]
 
     # --- list -----------------------------------------------------------------------------------
     def add_server(self) -> None:
@@ -353,12 +374,21 @@ class McpPage(QWidget):
         try:
             self.server_list.clear()
             for entry in self._entries:
+                item = QListWidgetItem(self._row_text(entry))
                 s = entry.settings
-                item = QListWidgetItem(self._list_text(s.name, s.enabled))
-                item.setToolTip(s.command if s.transport == "stdio" else s.url)
+                tip = s.command if s.transport == "stdio" else s.url
+                if entry.invalid is not None:
+                    tip = tr("mcp.invalid.row", error=entry.invalid.error)
+                item.setToolTip(tip)
                 self.server_list.addItem(item)
         finally:
             self._loading = False
+
+    def _row_text(self, entry: _Entry) -> str:
+        s = entry.settings
+        if entry.invalid is not None:
+            return "⚠ " + (s.name or tr("mcp.invalid.unnamed"))
+        return self._list_text(s.name, s.enabled)
 
     @staticmethod
     def _list_text(name: str, enabled: bool) -> str:
@@ -368,7 +398,7 @@ class McpPage(QWidget):
         for row, entry in enumerate(self._entries):
             item = self.server_list.item(row)
             if item is not None:
-                item.setText(self._list_text(entry.settings.name, entry.settings.enabled))
+                item.setText(self._row_text(entry))
 
     def _select(self, row: int) -> None:
         if self._loading:
@@ -473,16 +503,28 @@ class McpPage(QWidget):
         entry.secrets = kept | {(self._table_kind, n): v for n, v in secrets if v}
         item = self.server_list.item(row)
         if item is not None:
-            item.setText(self._list_text(str(values["name"]), bool(values["enabled"])))
+            item.setText(self._row_text(entry))
 
     def _edited(self, *_: object) -> None:
         if not self._loading:
+            self._touch()
             self._store_form()
             self.changed.emit()
+
+    def _touch(self) -> None:
+        """The user edits the selected entry: an unusable one becomes an ordinary entry from now on."""
+        if 0 <= self._current < len(self._entries):
+            entry = self._entries[self._current]
+            if entry.invalid is not None:
+                entry.invalid = None
+                item = self.server_list.item(self._current)
+                if item is not None:
+                    item.setToolTip("")
 
     def _transport_changed(self, *_: object) -> None:
         self._update_visibility()
         if not self._loading and 0 <= self._current < len(self._entries):
+            self._touch()
             self._store_form()
             self._show_entry(self._current)  # the secrets table shows the env or header secrets
             self.changed.emit()
@@ -498,6 +540,10 @@ class McpPage(QWidget):
 
     # --- status and test ------------------------------------------------------------------------
     def _show_status(self) -> None:
+        if 0 <= self._current < len(self._entries) and self._entries[self._current].invalid is not None:
+            error = self._entries[self._current].invalid.error  # type: ignore[union-attr]
+            self.status_label.setText("⚠ " + tr("mcp.invalid.status", error=error))
+            return
         if self.manager is None or not 0 <= self._current < len(self._entries):
             return
         if self.test_task is not None and not self.test_task.done():

@@ -14,7 +14,11 @@ folder removed afterwards. One line per check (ok/FAIL, name, time, detail):
   (``qtbase_zh_CN.qm``, the only Qt translation the bundle keeps) is found and translates a button;
 - provider: one streamed completion from an in-process fake OpenAI-compatible server, through the real
   provider (openai SDK, the app's TLS wiring);
-- python_runner: ``print(6 * 7)`` through the dispatcher (in the bundle: the app with ``--run-python``).
+- python_runner: ``print(6 * 7)`` through the dispatcher (in the bundle: the app with ``--run-python``),
+  then a snippet importing the standard library, starting ``sys.executable -c`` and a spawn Pool;
+- child-env: ``bash -c env`` through the shell tool: nothing of PyInstaller's, the user's variables back;
+- fonts and time zones; when Qt's libraries do not load here (no libGL ...), a ``qt`` line says which
+  packages to install and the checks that need Qt are skipped, the others still run.
 
 Exit 0 only if every check passed.
 """
@@ -31,7 +35,7 @@ from typing import TextIO
 
 from weclaw_desktop import __version__
 from weclaw_desktop.paths import HOME_ENV, AppPaths, app_paths
-from weclaw_desktop.selfcheck import checks
+from weclaw_desktop.selfcheck import checks, platform_checks
 from weclaw_desktop.selfcheck.report import CheckFailed, SelfTestReport
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -59,7 +63,10 @@ def run_self_test(out: TextIO | None = None) -> int:
 
 
 def _header() -> str:
-    from PySide6 import __version__ as pyside_version
+    try:
+        from PySide6 import __version__ as pyside_version
+    except ImportError:
+        pyside_version = "missing"
 
     mode = "bundle" if getattr(sys, "frozen", False) else "source"
     return (
@@ -69,9 +76,7 @@ def _header() -> str:
 
 
 def _run(report: SelfTestReport, paths: AppPaths) -> None:
-    from weclaw_desktop.settings import Settings
-    from weclaw_desktop.ui.boot import prepare_ui, qt_application
-    from weclaw_desktop.ui.qtloop import WeclawEventLoop
+    from weclaw_desktop.preflight import qt_library_problem
 
     report.check("paths", lambda: checks.check_paths(paths))
     built: list[ToolRegistry] = []
@@ -86,16 +91,27 @@ def _run(report: SelfTestReport, paths: AppPaths) -> None:
     report.check("tls", checks.check_tls)
     report.check("keyring", checks.check_keyring)
     report.check("keyring-backends", checks.check_keyring_backends)
+    report.check("fonts", platform_checks.check_fonts)
+    report.check("timezones", platform_checks.check_timezones)
+    problem = qt_library_problem(os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    if problem is not None:
+        report.check("qt", lambda: _fail(problem.text))
+        asyncio.run(_async_checks(report, built[0] if built else None, paths, []))
+        return
+
+    from weclaw_desktop.settings import SettingsStore
+    from weclaw_desktop.ui.boot import prepare_ui, qt_application
+    from weclaw_desktop.ui.qtloop import WeclawEventLoop
 
     app = qt_application([sys.argv[0] if sys.argv else "weclaw"])
-    settings = Settings.load(paths)
-    prepare_ui(app, settings)
+    store = SettingsStore.open(paths)
+    prepare_ui(app, store.settings)
     loop = WeclawEventLoop(app)
     asyncio.set_event_loop(loop)
     windows: list[object] = []
     with loop:
         if built:
-            report.check("window", lambda: _check_window(settings, built[0], windows))
+            report.check("window", lambda: _check_window(store, built[0], windows))
         report.check("pairing-qr", _check_qr)
         report.check("translations", _check_translations)
         loop.run_until_complete(_async_checks(report, built[0] if built else None, paths, windows))
@@ -108,6 +124,8 @@ async def _async_checks(
     await report.acheck("provider", checks.check_provider_stream)
     if registry is not None:
         await report.acheck("python_runner", lambda: checks.check_python_runner(registry, paths))
+        await report.acheck("python-stdlib", lambda: platform_checks.check_python_stdlib(registry, paths))
+        await report.acheck("child-env", lambda: platform_checks.check_child_env(registry, paths))
     for window in windows:
         from weclaw_desktop.ui.main_window import MainWindow
 
@@ -117,16 +135,20 @@ async def _async_checks(
             window.deleteLater()
 
 
-def _check_window(settings: object, registry: ToolRegistry, keep: list[object]) -> str:
-    from weclaw_desktop.settings import Settings
+def _fail(text: str) -> str:
+    raise CheckFailed(text)
+
+
+def _check_window(store: object, registry: ToolRegistry, keep: list[object]) -> str:
+    from weclaw_desktop.settings import SettingsStore
     from weclaw_desktop.toolkit.planner import plan
     from weclaw_desktop.ui.boot import build_window
 
-    assert isinstance(settings, Settings)
-    policy = settings.tools.policy
+    assert isinstance(store, SettingsStore)
+    policy = store.settings.tools.policy
     bridged = [t for t in registry.tool_names() if registry.spec(t).bridges]
     hidden_before = set(plan(registry, policy).hidden)
-    window = build_window(settings, registry=registry)
+    window = build_window(store, registry=registry)
     keep.append(window)
     provided = set(window.bridges)
     if not provided <= registry.bridge_names():

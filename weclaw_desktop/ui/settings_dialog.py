@@ -2,8 +2,9 @@
 
 Every page has ``load(settings)`` and ``apply(settings)``. Other components add their own pages (the
 phone link, MCP servers) by passing ``extra_pages=[(title, widget), ...]`` with the same two methods.
-The dialog is shown with ``open()``/``show()`` (never ``exec()`` from a coroutine); ``saved`` is emitted
-with the new settings after they were validated and written.
+The dialog is shown with ``open()``/``show()`` (never ``exec()`` from a coroutine). Save applies every
+page to a copy of the store's settings and hands it to :meth:`SettingsStore.save` (validated, written,
+announced to every subscriber); ``saved`` is emitted with the new settings afterwards.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
-from weclaw_desktop.settings import Settings
+from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.ui import icons
 from weclaw_desktop.ui.settings_provider import ProviderPage
 
@@ -320,7 +321,7 @@ class SettingsDialog(QDialog):
 
     def __init__(
         self,
-        settings: Settings,
+        store: SettingsStore,
         secrets: SecretStore,
         *,
         extra_pages: Sequence[tuple[str | Text, QWidget]] = (),
@@ -329,7 +330,7 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setMinimumSize(760, 520)
-        self.settings = settings
+        self.store = store
         self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
         self.agent_page = AgentPage()
         self.approvals_page = ApprovalsPage()
@@ -381,7 +382,7 @@ class SettingsDialog(QDialog):
         root.addLayout(footer)
         self._message: Text | None = None
         self.retranslate()
-        self.load(settings)
+        self.load(store.settings)
 
     def retranslate(self) -> None:
         self.setWindowTitle(tr("settings.title"))
@@ -423,20 +424,22 @@ class SettingsDialog(QDialog):
         for page in self.pages:
             page.load(settings)  # type: ignore[attr-defined]
 
+    @property
+    def settings(self) -> Settings:
+        return self.store.settings
+
     def save(self) -> bool:
-        """Apply every page to a copy, validate, write; on a bad value keep the dialog open and say why."""
-        candidate = self.settings.model_copy(deep=True)
+        """Apply every page to a copy, save it through the store; on a bad value keep the dialog open and say why."""
+        candidate = self.store.snapshot()
         try:
             for page in self.pages:
                 page.apply(candidate)  # type: ignore[attr-defined]
-            candidate = Settings.model_validate(candidate.model_dump())
-            candidate.save()
+            change = self.store.save(candidate)
         except (ValidationError, ValueError, OSError) as exc:
             self._message = Text("settings.invalid", message=str(exc).splitlines()[0])
             self.message.setText(str(self._message))
             return False
-        self.settings = candidate
-        self.saved.emit(candidate)
+        self.saved.emit(change.settings)
         self.accept()
         return True
 

@@ -79,6 +79,10 @@ class ToolRow:
     last: CallInfo | None = None
 
 
+#: Diagnostics the user's switch undoes: the row shows "off" with its box unticked.
+_SWITCHED_OFF = (Code.DISABLED_BY_USER, Code.DISABLED_SETTINGS_UNREADABLE)
+
+
 class ToolBoard:
     def __init__(
         self,
@@ -112,7 +116,7 @@ class ToolBoard:
         for name in self.registry.tool_names(include_disabled=True):
             old = self.rows.get(name)
             diagnostics = result.hidden.get(name, ())
-            if any(d.code is Code.DISABLED_BY_USER for d in diagnostics):
+            if any(d.code in _SWITCHED_OFF for d in diagnostics):
                 state = "off"
             elif diagnostics:
                 state = "hidden"

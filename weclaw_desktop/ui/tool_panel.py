@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
-from weclaw_desktop.toolkit.diagnostics import Diagnostic, human_text
+from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic, human_text
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.call_text import call_status_text, format_seconds, progress_message
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -251,7 +251,8 @@ class ToolPanel(QDockWidget):
         row = self.board.rows[name]
         spec = self.board.registry.spec(name)
         lines = [f"<b>{pick(spec.display.name)}</b> <span style='color:gray'>({name})</span>", pick(spec.description)]
-        if row.state == "hidden":
+        locked = any(d.code is Code.DISABLED_SETTINGS_UNREADABLE for d in row.diagnostics)
+        if row.state == "hidden" or locked:  # locked: "off", but not by the user - say why
             for d in row.diagnostics:
                 why, hint = diagnostic_text(d)
                 lines.append(tr("panel.tip.why", reason=f"{why} [{d.code.value}]"))

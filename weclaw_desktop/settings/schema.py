@@ -1,27 +1,20 @@
-"""User settings: one pydantic model saved as JSON in the config dir (secrets never: see secrets.py).
+"""The settings schema: one pydantic model per section of ``settings.json`` (secrets never: see secrets.py).
 
-Unknown keys from a newer version are ignored on load, so a downgrade does not lose the file; a broken
-file is moved aside (``settings.json.broken-<time>``) and defaults are used, never a crash.
+These models are data only. Reading and writing the file is :class:`~weclaw_desktop.settings.store.SettingsStore`'s
+job (field-by-field validation, fail-closed fallbacks, atomic saves, change notifications).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
-import os
-import tempfile
-import time
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from weclaw_desktop.paths import AppPaths, app_paths
+from weclaw_desktop.settings.migrations import CURRENT_VERSION
 from weclaw_desktop.toolkit.approval import ApprovalPolicy
 from weclaw_desktop.toolkit.policy import Policy
-
-log = logging.getLogger("weclaw.settings")
 
 
 class _Section(BaseModel):
@@ -77,6 +70,9 @@ class CompanionSettings(_Section):
 
 
 class McpServerSettings(_Section):
+    """One MCP server. Checked on its own at load (``mcp_entries.parse_servers``): a bad entry never
+    touches the others. Add a transport by extending ``transport`` and ``mcp_entries.entry_problem``."""
+
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
     enabled: bool = True
     transport: Literal["stdio", "http"] = "stdio"
@@ -92,47 +88,44 @@ class McpServerSettings(_Section):
     timeout_s: float = Field(default=60.0, gt=0)
 
 
+class InvalidMcpServer(BaseModel):
+    """An ``mcp_servers`` entry that cannot be used, kept exactly as the user wrote it (never started).
+
+    The store writes ``raw`` back at ``index`` until the user edits the entry (the MCP page turns it into
+    a :class:`McpServerSettings` draft) or removes it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    raw: Any
+    errors: list[str]
+    index: int = 0
+
+    @property
+    def name(self) -> str:
+        """The entry's name as written ('' when it has none), for display only."""
+        name = self.raw.get("name") if isinstance(self.raw, dict) else None
+        return name if isinstance(name, str) else ""
+
+    @property
+    def error(self) -> str:
+        return "; ".join(self.errors)
+
+
 class Settings(_Section):
-    version: int = 1
+    version: int = CURRENT_VERSION
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     ui: UISettings = Field(default_factory=UISettings)
     companion: CompanionSettings = Field(default_factory=CompanionSettings)
     mcp_servers: list[McpServerSettings] = Field(default_factory=list)
-
-    @classmethod
-    def load(cls, paths: AppPaths | None = None) -> Settings:
-        paths = paths or app_paths()
-        path = paths.settings_file
-        if not path.exists():
-            return cls()
-        try:
-            return cls.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, ValidationError) as exc:
-            aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
-            log.error("settings file %s is unreadable (%s); moved to %s, using defaults", path, exc, aside)
-            with contextlib.suppress(OSError):
-                path.replace(aside)
-            return cls()
-
-    def save(self, paths: AppPaths | None = None) -> Path:
-        """Write atomically (temp file + rename) so a crash or full disk never leaves half a file."""
-        paths = paths or app_paths()
-        path = paths.settings_file
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.model_dump(mode="json"), ensure_ascii=False, indent=2)
-        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+    mcp_invalid: list[InvalidMcpServer] = Field(
+        default_factory=list, exclude=True, description="entries of mcp_servers that cannot be used (kept raw)"
+    )
 
     def outputs_dir(self, paths: AppPaths | None = None) -> Path:
         return Path(self.tools.outputs_dir).expanduser() if self.tools.outputs_dir else (paths or app_paths()).outputs
+
+
+#: The top-level sections a change notification names.
+SECTIONS = ("provider", "agent", "tools", "ui", "companion", "mcp_servers")

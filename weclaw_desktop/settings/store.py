@@ -1,0 +1,406 @@
+"""The settings store: the only code that reads or writes ``settings.json``.
+
+    store = SettingsStore.open(paths)          # loads the file field by field (never raises on its content)
+    store.settings                             # the settings in use: read them, never change them in place
+    store.problems                             # what could not be read (SettingsProblem: path, what, used)
+    store.update(lambda s: ...)                # change a copy, validate, write atomically, notify
+    store.save(candidate)                      # the same with a whole edited copy (the settings dialog)
+    unsubscribe = store.subscribe(on_change, sections={"tools"})   # on_change(SettingsChange)
+
+Load (``loader``): every field is validated alone; one that cannot be used falls back by itself, and a
+restriction falls back to a stricter value (``fallbacks``). The original file is copied beside it
+(``settings.broken-<time>.json``) when anything was wrong. Keys this version does not know are kept.
+
+Save: the candidate is validated as a whole, merged over the document as read (unknown keys stay;
+a field still at its fallback gets the user's original value back, so a fix by hand is never lost and
+the problem is still reported), written to a temp file, fsynced and renamed over the file. Saves are
+serialised by a re-entrant lock (threads, and subscribers that save again); subscribers run on the
+saving thread, in order, after the file was written, with the new settings and the sections that
+changed. A subscriber that fails is logged and does not stop the others.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weclaw_desktop.paths import AppPaths, app_paths
+from weclaw_desktop.settings import fallbacks as fb
+from weclaw_desktop.settings.loader import MISSING, Loaded, Restore, get_path, parse_text, submodel, unreadable
+from weclaw_desktop.settings.migrations import CURRENT_VERSION, Migration, file_version
+from weclaw_desktop.settings.problems import ProblemKind, SettingsProblem
+from weclaw_desktop.settings.schema import SECTIONS, InvalidMcpServer, McpServerSettings, Settings
+
+log = logging.getLogger("weclaw.settings")
+
+#: The copy of a file with problems is ``<stem>.broken-<YYYYmmdd-HHMMSS>.json`` beside it.
+COPY_STEM = "settings"
+#: The pseudo-section a subscriber names to hear about problems appearing or being resolved.
+PROBLEMS = "problems"
+
+
+@dataclass(frozen=True)
+class SettingsChange:
+    settings: Settings
+    previous: Settings
+    sections: frozenset[str]  # top-level sections whose values changed (``PROBLEMS`` when those did)
+    problems: tuple[SettingsProblem, ...] = ()
+
+    def touches(self, *sections: str) -> bool:
+        return bool(self.sections.intersection(sections))
+
+
+Subscriber = Callable[[SettingsChange], None]
+
+
+@dataclass
+class _Subscription:
+    callback: Subscriber
+    sections: frozenset[str] | None
+
+
+@dataclass
+class _State:
+    settings: Settings
+    problems: list[SettingsProblem]
+    restores: list[Restore]
+    document: dict[str, Any] | None
+    broken_copy: Path | None = None
+    subscribers: list[_Subscription] = field(default_factory=list)
+
+
+class SettingsStore:
+    def __init__(
+        self,
+        paths: AppPaths | None = None,
+        *,
+        settings: Settings | None = None,
+        migrations: list[Migration] | None = None,
+    ) -> None:
+        """Load ``paths.settings_file``; with ``settings``, start from those instead (tests, tools)."""
+        self.paths = paths or app_paths()
+        self._migrations = migrations
+        self._lock = threading.RLock()
+        if settings is not None:
+            self._state = _State(_copy(settings), [], [], None)
+        else:
+            self._state = _State(Settings(), [], [], None)
+            self._state = self._read()
+
+    @classmethod
+    def open(cls, paths: AppPaths | None = None) -> SettingsStore:
+        return cls(paths)
+
+    # --- reading ----------------------------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self.paths.settings_file
+
+    @property
+    def settings(self) -> Settings:
+        """The settings in use. Shared: never change it in place (use :meth:`update`)."""
+        return self._state.settings
+
+    @property
+    def problems(self) -> tuple[SettingsProblem, ...]:
+        """What the last load found (minus what saves resolved since), notes included."""
+        return tuple(self._state.problems)
+
+    @property
+    def errors(self) -> tuple[SettingsProblem, ...]:
+        """The problems that need the user (not the notes about unknown keys or a newer version)."""
+        return tuple(p for p in self._state.problems if p.is_error)
+
+    @property
+    def broken_copy(self) -> Path | None:
+        """The copy of the file as it was when it had problems (None when it had none)."""
+        return self._state.broken_copy
+
+    def snapshot(self) -> Settings:
+        """A deep copy to edit and hand to :meth:`save`."""
+        return _copy(self._state.settings)
+
+    def reload(self) -> SettingsChange:
+        """Read the file again (after the user fixed it by hand) and tell the subscribers."""
+        with self._lock:
+            previous = self._state.settings
+            state = self._read()
+            state.subscribers = self._state.subscribers
+            self._state = state
+            return self._notify(previous, set(SECTIONS) | {PROBLEMS})
+
+    def _read(self) -> _State:
+        path = self.path
+        ctx = fb.Context(outputs_dir=self.paths.outputs)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return _State(Settings(), [], [], None)
+        except OSError as exc:
+            loaded = unreadable(f"cannot be read ({exc.strerror or exc})", ctx)
+            data = b""
+        else:
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                loaded = unreadable(f"is not UTF-8 text ({exc.reason} at byte {exc.start})", ctx)
+            else:
+                loaded = parse_text(text, ctx, self._migrations)
+        state = _State(loaded.settings, loaded.problems, loaded.restores, loaded.document)
+        if any(p.is_error for p in loaded.problems) and data:
+            state.broken_copy = self._keep_copy(data)
+        self._log(loaded, state.broken_copy)
+        return state
+
+    def _keep_copy(self, data: bytes) -> Path | None:
+        """The file as it was, beside it; the newest earlier copy is reused when it is the same."""
+        folder = self.path.parent
+        earlier = sorted(folder.glob(f"{COPY_STEM}.broken-*.json"))
+        for old in reversed(earlier[-1:]):
+            try:
+                if old.read_bytes() == data:
+                    return old
+            except OSError:
+                pass
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for n in range(100):
+            target = folder / f"{COPY_STEM}.broken-{stamp}{f'-{n}' if n else ''}.json"
+            try:
+                with open(target, "xb") as fh:
+                    fh.write(data)
+                return target
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                log.error("could not keep a copy of %s: %s", self.path, exc)
+                return None
+        return None
+
+    def _log(self, loaded: Loaded, copy_path: Path | None) -> None:
+        for problem in loaded.problems:
+            level = logging.INFO if not problem.is_error else logging.WARNING
+            if problem.kind is ProblemKind.UNREADABLE:
+                level = logging.ERROR
+            log.log(level, "settings %s: %s", self.path, problem.line())
+        if copy_path is not None:
+            log.warning("settings: the file as it was is kept in %s", copy_path)
+
+    # --- writing ----------------------------------------------------------------------------------
+    def update(self, change: Callable[[Settings], object]) -> SettingsChange:
+        """Apply ``change`` to a copy of the current settings and save it (read-modify-write, serialised)."""
+        with self._lock:
+            candidate = self.snapshot()
+            change(candidate)
+            return self.save(candidate)
+
+    def save(self, settings: Settings) -> SettingsChange:
+        """Validate ``settings`` (pydantic ValidationError if it is not valid), write it, notify.
+
+        Raises OSError when the file cannot be written; the settings in use are unchanged then."""
+        checked = Settings.model_validate(settings.model_dump())
+        checked.mcp_invalid = list(settings.mcp_invalid)
+        with self._lock:
+            state = self._state
+            doc, restores, invalid = self._document(checked)
+            self._write(doc)
+            checked.mcp_invalid = invalid
+            previous = state.settings
+            before = len(state.problems)
+            kept_paths = {".".join(r.path) for r in restores}
+            kept_entries = {f"mcp_servers[{e.index}]" for e in invalid}
+            state.problems = [p for p in state.problems if _still_there(p, kept_paths, kept_entries)]
+            state.settings, state.restores, state.document = checked, restores, doc
+            sections = _changed(previous, checked) | ({PROBLEMS} if len(state.problems) != before else set())
+            return self._notify(previous, sections)
+
+    def accept_fallbacks(self) -> SettingsChange:
+        """Write the values in use for every field that could not be read (the user's choice in the
+        notice): the problems are resolved and the stricter values stay until the user changes them."""
+        with self._lock:
+            state = self._state
+            before = len(state.problems)
+            state.restores = []
+            doc, _, _ = self._document(state.settings)
+            self._write(doc)
+            state.document = doc
+            state.problems = [p for p in state.problems if p.kind is ProblemKind.MCP_ENTRY or not p.is_error]
+            sections = {PROBLEMS} if len(state.problems) != before else set()
+            return self._notify(state.settings, sections)
+
+    def _document(self, settings: Settings) -> tuple[dict[str, Any], list[Restore], list[InvalidMcpServer]]:
+        """The JSON document to write: ``settings`` over the document as read, originals restored."""
+        base = self._state.document
+        dump = settings.model_dump(mode="json")
+        doc = _merge(Settings, base or {}, dump)
+        servers, invalid = _merge_servers(base, dump["mcp_servers"], settings.mcp_invalid)
+        doc["mcp_servers"] = servers
+        pending: list[Restore] = []
+        for restore in self._state.restores:
+            if base is None or any(get_path(dump, p) != v for p, v in restore.fallback.items()):
+                continue  # changed since: the new value is the user's, the problem is resolved
+            for p in restore.fallback:
+                _put(doc, p, get_path(base, p))
+            pending.append(restore)
+        doc["version"] = max(file_version(base or {}), CURRENT_VERSION)
+        return doc, pending, invalid
+
+    def _write(self, doc: dict[str, Any]) -> None:
+        import json
+
+        path = self.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json.tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            _replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        _sync_dir(path.parent)
+
+    # --- subscribers ------------------------------------------------------------------------------
+    def subscribe(self, callback: Subscriber, sections: Iterable[str] | None = None) -> Callable[[], None]:
+        """Call ``callback(change)`` after every save that changes one of ``sections`` (None: any).
+        Returns the function that unsubscribes."""
+        sub = _Subscription(callback, frozenset(sections) if sections is not None else None)
+        with self._lock:
+            self._state.subscribers.append(sub)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if sub in self._state.subscribers:
+                    self._state.subscribers.remove(sub)
+
+        return unsubscribe
+
+    def _notify(self, previous: Settings, sections: set[str]) -> SettingsChange:
+        change = SettingsChange(self._state.settings, previous, frozenset(sections), self.problems)
+        if not sections:
+            return change
+        for sub in list(self._state.subscribers):
+            if sub.sections is not None and not (sub.sections & change.sections):
+                continue
+            try:
+                sub.callback(change)
+            except Exception:
+                log.exception("settings subscriber %r failed", sub.callback)
+        return change
+
+
+# --- helpers --------------------------------------------------------------------------------------------
+def _copy(settings: Settings) -> Settings:
+    out = settings.model_copy(deep=True)
+    out.mcp_invalid = list(settings.mcp_invalid)
+    return out
+
+
+def _changed(old: Settings, new: Settings) -> set[str]:
+    a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+    out = {s for s in SECTIONS if a.get(s) != b.get(s)}
+    if [e.raw for e in old.mcp_invalid] != [e.raw for e in new.mcp_invalid]:
+        out |= {"mcp_servers", PROBLEMS}
+    return out
+
+
+def _still_there(p: SettingsProblem, kept: set[str], entries: set[str]) -> bool:
+    if p.kind is ProblemKind.INVALID and p.path != "version":
+        return p.path in kept
+    if p.kind is ProblemKind.MCP_ENTRY:
+        return p.path in entries
+    return True  # the whole file, notes: until the next load
+
+
+def _merge(cls: Any, raw: dict[str, Any], dump: dict[str, Any]) -> dict[str, Any]:
+    """``dump`` over ``raw``, section by section: keys ``raw`` has and the schema does not are kept
+    (after the schema's own, in the order they had)."""
+    out: dict[str, Any] = {}
+    for name, f in cls.model_fields.items():
+        if name not in dump:
+            continue
+        sub = submodel(f.annotation)
+        if sub is not None and isinstance(raw.get(name), dict) and isinstance(dump[name], dict):
+            out[name] = _merge(sub, raw[name], dump[name])
+        else:
+            out[name] = copy.deepcopy(dump[name])
+    for key, value in raw.items():
+        if key not in cls.model_fields:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _merge_servers(
+    base: dict[str, Any] | None, dumps: list[dict[str, Any]], invalid: list[InvalidMcpServer]
+) -> tuple[list[Any], list[InvalidMcpServer]]:
+    """Valid servers (with the keys they had that this version does not know) and, at their places,
+    the unusable entries exactly as written. Returns the entries and the unusable ones re-indexed."""
+    raw = base.get("mcp_servers") if base is not None else None
+    bad = {e.index for e in invalid}
+    by_name: dict[str, dict[str, Any]] = {}
+    if isinstance(raw, list):
+        for i, entry in enumerate(raw):
+            if i not in bad and isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                by_name.setdefault(entry["name"], entry)
+    entries: list[Any] = [_merge(McpServerSettings, by_name.get(d["name"], {}), d) for d in dumps]
+    placed: list[InvalidMcpServer] = []
+    for entry in sorted(invalid, key=lambda e: e.index):
+        at = min(entry.index, len(entries))
+        entries.insert(at, copy.deepcopy(entry.raw))
+        placed.append(InvalidMcpServer(raw=entry.raw, errors=entry.errors, index=at))
+    return entries, placed
+
+
+def _put(doc: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    """Set (or, for MISSING, remove) ``path`` in ``doc``, creating objects on the way."""
+    node = doc
+    for key in path[:-1]:
+        nxt = node.get(key)
+        if not isinstance(nxt, dict):
+            if value is MISSING:
+                return
+            nxt = node[key] = {}
+        node = nxt
+    if value is MISSING:
+        node.pop(path[-1], None)
+    else:
+        node[path[-1]] = copy.deepcopy(value)
+
+
+def _replace(tmp: str, path: Path) -> None:
+    """``os.replace``; on Windows a reader (an editor, the virus scanner) may hold the file for a moment."""
+    for attempt in range(5):
+        try:
+            os.replace(tmp, path)
+            return
+        except PermissionError:
+            if sys.platform != "win32" or attempt == 4:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+
+
+def _sync_dir(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); Windows has no directory handles to sync."""
+    if sys.platform == "win32":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
