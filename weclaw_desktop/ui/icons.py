@@ -8,6 +8,7 @@ and a missing resources folder (a broken bundle) falls back to a Qt standard ico
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
 from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
@@ -99,3 +100,54 @@ def status_icon(status: str, size: int = 16) -> QPixmap:
 
 def icon_size(n: int = 18) -> QSize:
     return QSize(n, n)
+
+
+# --- icons that follow the theme -------------------------------------------------------------------
+#: (target, setter name, icon name, colour role or literal colour, size) of every themed icon shown.
+_bound: list[tuple[Any, str, str, str | None, int]] = []
+_ROLES = ("text", "muted", "accent", "accent_text", "success", "warning", "danger", "info")
+
+
+def _color(role: str | None) -> str | None:
+    if role is None:
+        return None
+    return str(getattr(theme.colors(), role)) if role in _ROLES else role
+
+
+def _apply(target: Any, setter: str, name: str, role: str | None, size: int) -> None:
+    if setter == "setPixmap":
+        target.setPixmap(pixmap(name, size, _color(role)))
+    else:
+        getattr(target, setter)(icon(name, _color(role)))
+
+
+def bind(target: Any, name: str, role: str | None = None, *, size: int = 0) -> None:
+    """Show icon ``name`` on ``target`` (a QAction or button: ``setIcon``; a QLabel with ``size``:
+    ``setPixmap``) in the theme's colour ``role`` ("text" when None, or a literal "#rrggbb"), and draw it
+    again whenever the theme changes. The binding ends when the target is deleted."""
+    setter = "setPixmap" if size else "setIcon"
+    for i, (t, s, _n, _r, _z) in enumerate(_bound):
+        if t is target and s == setter:
+            del _bound[i]
+            break
+    _bound.append((target, setter, name, role, size))
+    _apply(target, setter, name, role, size)
+
+
+def _retint(_colors: object) -> None:
+    from shiboken6 import isValid
+
+    alive = [b for b in _bound if isValid(b[0])]
+    _bound[:] = alive
+    for target, setter, name, role, size in alive:
+        _apply(target, setter, name, role, size)
+
+
+def bound_count() -> int:
+    """Themed icons currently bound (tests)."""
+    from shiboken6 import isValid
+
+    return sum(1 for b in _bound if isValid(b[0]))
+
+
+theme.subscribe(_retint)

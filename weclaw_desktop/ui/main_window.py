@@ -161,6 +161,8 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status_bar()
         self._restore_geometry()
+        self._unsubscribe = self.store.subscribe(self._settings_changed)
+        self._untheme = theme.subscribe(self._theme_changed)
         self.retranslate()
 
     # --- language -------------------------------------------------------------------------------
@@ -177,7 +179,6 @@ class MainWindow(QMainWindow):
         self.notifier.retranslate()
         self.set_phone_status(self.phone_state, self._phone_text)
         self.refresh_provider()
-        self._unsubscribe = self.store.subscribe(self._settings_changed)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -220,12 +221,13 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         bar.setIconSize(icons.icon_size(18))
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.new_action = QAction(icons.icon("new_chat"), "", self)
+        self.new_action = QAction(self)
+        icons.bind(self.new_action, "new_chat")
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.new_action.triggered.connect(lambda: self.controller.spawn(self.controller.new_session()))
         self.addAction(self.new_action)  # Ctrl+N; the button itself is at the top of the sidebar
         brand = QLabel()
-        brand.setPixmap(icons.pixmap("app", 22, theme.colors().accent))
+        icons.bind(brand, "app", "accent", size=22)
         brand.setContentsMargins(6, 0, 4, 0)
         bar.addWidget(brand)
         self.title_label = QLabel("<b>WeClaw</b>")
@@ -233,13 +235,15 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
-        self.phone_action = QAction(icons.icon("phone"), "", self)
+        self.phone_action = QAction(self)
+        icons.bind(self.phone_action, "phone")
         self.phone_action.triggered.connect(self.phone_requested)
         bar.addAction(self.phone_action)
         self.tools_action = self.tool_panel.toggleViewAction()
-        self.tools_action.setIcon(icons.icon("panel"))
+        icons.bind(self.tools_action, "panel")
         bar.addAction(self.tools_action)
-        self.settings_action = QAction(icons.icon("settings"), "", self)
+        self.settings_action = QAction(self)
+        icons.bind(self.settings_action, "settings")
         self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
         self.settings_action.triggered.connect(self.open_settings)
         bar.addAction(self.settings_action)
@@ -406,6 +410,17 @@ class MainWindow(QMainWindow):
             self.refresh_provider()
         self.settings_notice.refresh()
 
+    def _theme_changed(self, _colors: object) -> None:
+        """The theme changed live: everything drawn in the old colours is drawn again (bound icons
+        follow on their own, see icons.bind)."""
+        self.chat.restyle()
+        self.tool_panel.rebuild()
+        self.set_phone_status(self.phone_state, self._phone_text)
+        for part in (self.setup_panel, self.welcome, self.sidebar, self.settings_notice):
+            restyle = getattr(part, "restyle", None)
+            if callable(restyle):
+                restyle()
+
     # --- window state ---------------------------------------------------------------------------
     def bring_to_front(self) -> None:
         self.notifier.show_window()
@@ -444,5 +459,6 @@ class MainWindow(QMainWindow):
         self.notifier.close()
         self._unlisten()
         self._unsubscribe()
+        self._untheme()
         self.close()
         self.quit_requested.emit()

@@ -402,7 +402,8 @@ class SettingsDialog(QDialog):
         super().changeEvent(event)
 
     def _add_page(self, title: str | Text, icon_name: str, page: QWidget) -> None:
-        item = QListWidgetItem(icons.icon(icon_name), str(title))
+        item = QListWidgetItem(str(title))
+        icons.bind(item, icon_name)
         item.setSizeHint(item.sizeHint().expandedTo(icons.icon_size(34)))
         self.nav.addItem(item)
         wrapper = QWidget()
