@@ -14,7 +14,9 @@ from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.chat_view import MessageWidget, ToolCallCard
 
-ANSWER = "Use `ls -la` here:\n\n```python\nprint('x')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nSee https://example.com."
+ANSWER = (
+    "Use `ls -la` here:\n\n```python\nprint('x')\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nSee https://example.com."
+)
 
 
 def _ink(image: QImage) -> QColor | None:

@@ -108,6 +108,27 @@ def _check_requirement(data: Any, path: str = "requires") -> None:
         _check_requirement(data[key], f"{path}.not")
 
 
+def secrets_in(requirement: Any) -> set[str]:
+    """The keyring entries an availability expression asks for."""
+    if requirement is None:
+        return set()
+    data = requirement.model_dump(by_alias=True) if isinstance(requirement, BaseModel) else requirement
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("secret"), str):
+                found.add(node["secret"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data)
+    return found
+
+
 class ToolSpec(StrictModel):
     """One tool's declaration."""
 
@@ -127,6 +148,10 @@ class ToolSpec(StrictModel):
         default_factory=dict, description="Extra availability per action (e.g. an optional dependency)"
     )
     config: dict[str, Any] = Field(default_factory=dict)
+    secrets: dict[str, LocalizedText] = Field(
+        default_factory=dict,
+        description="Keyring entries the tool reads (name -> what people call it); Settings > Tools asks for them",
+    )
     depends_on: list[str] = Field(default_factory=list, description="Tools exposed together with this one")
     always_on: bool = Field(default=False, description="Exposed with every request (meta tools)")
 
@@ -160,6 +185,14 @@ class ToolSpec(StrictModel):
 
     def risk_of(self, action: str) -> Risk:
         return self.action_risk.get(action, self.risk)
+
+    def all_secrets(self) -> dict[str, LocalizedText]:
+        """Every keyring entry the tool uses: the declared ones, and those its availability asks for."""
+        out = dict(self.secrets)
+        for req in [self.requires, *self.action_requires.values()]:
+            for name in sorted(secrets_in(req)):
+                out.setdefault(name, LocalizedText(en=name))
+        return out
 
 
 class Keywords(StrictModel):

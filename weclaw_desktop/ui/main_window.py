@@ -390,6 +390,7 @@ class MainWindow(QMainWindow):
             self.secrets,
             extra_pages=self._extra_pages,
             key_lookup=runtime.api_key if runtime is not None else None,
+            registry=self.registry,
             parent=self,
         )
         self.settings_dialog = dialog

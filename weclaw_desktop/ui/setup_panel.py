@@ -7,7 +7,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from weclaw_desktop.i18n import tr
-from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui import icons
 
 
 class SetupPanel(QWidget):
