@@ -55,7 +55,7 @@ async def test_live_theme_redraws_icons_and_leaves_no_old_palette(make_window: A
 
     window.store.update(save_dark)  # what Settings > Appearance > Save does
     assert theme.colors().dark
-    await until(lambda: window.chat.live_widgets(), what="chat re-made")
+    await until(lambda: len(window.chat.live_widgets()) == len(window.chat.items), what="chat re-made")
 
     # every toolbar icon still there, in the dark theme's text colour
     dark_icons = [a.icon() for a in window.toolbar.actions() if not a.icon().isNull()]

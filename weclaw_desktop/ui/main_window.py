@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -103,7 +103,13 @@ class MainWindow(QMainWindow):
         self.notifier = QtNotifier(self, icons.app_icon(), on_quit=self.quit_app, labels=tr)
 
         self.board = ToolBoard(registry, lambda: self.store.settings.tools.policy, self._availability)
-        self._unlisten = registry.add_listener(self.board.refresh)
+        # registry changes (MCP servers adding 300 tools one by one) are batched into one refresh per 30 ms
+        self._registry_timer = QTimer(self)
+        self._registry_timer.setSingleShot(True)
+        self._registry_timer.setInterval(30)
+        self._registry_timer.timeout.connect(self._registry_settled)
+        self._registry_pending = False
+        self._unlisten = registry.add_listener(self._registry_changed)
         self.card_actions = CardActions(open_path=self._open_path, reveal_path=self._reveal_path)
         self.gate = QtApprovalGate(self, registry)
 
@@ -410,6 +416,20 @@ class MainWindow(QMainWindow):
         if change.touches("provider"):
             self.refresh_provider()
         self.settings_notice.refresh()
+
+    def _registry_changed(self) -> None:
+        """Throttled: the first change refreshes at once, changes within the next 30 ms once at its end."""
+        if self._registry_timer.isActive():
+            self._registry_pending = True
+            return
+        self.board.refresh()
+        self._registry_timer.start()
+
+    def _registry_settled(self) -> None:
+        if self._registry_pending:
+            self._registry_pending = False
+            self.board.refresh()
+            self._registry_timer.start()
 
     def _theme_changed(self, _colors: object) -> None:
         """The theme changed live: everything drawn in the old colours is drawn again (bound icons

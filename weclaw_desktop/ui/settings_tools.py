@@ -47,10 +47,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from weclaw_desktop.i18n import has, pick, tr
+from weclaw_desktop.i18n import has, is_chinese, language, pick, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.ui.translation import mark_content
 
 log = logging.getLogger("weclaw.ui")
 
@@ -114,6 +115,7 @@ def editor_for(info: FieldInfo) -> FieldEditor:
         return FieldEditor(box, box.isChecked, lambda v: box.setChecked(bool(v)))
     if choices is not None:
         combo = QComboBox()
+        mark_content(combo)  # the values are the model's own identifiers ("starttls", "tls")
         for value in choices:
             combo.addItem(str(value), value)
         return FieldEditor(combo, combo.currentData, lambda v: combo.setCurrentIndex(max(0, combo.findData(v))))
@@ -229,10 +231,9 @@ class ToolSection(QFrame):
         for name, info in self.model.model_fields.items():
             editor = editor_for(info)
             label = QLabel()
-            hint = QLabel(info.description or "")
+            hint = QLabel()
             hint.setObjectName("Muted")
             hint.setWordWrap(True)
-            hint.setVisible(bool(info.description))
             self.form.addRow(label, editor.widget)
             self.form.addRow("", hint)
             self.fields[name] = (info, editor, label, hint)
@@ -257,9 +258,15 @@ class ToolSection(QFrame):
 
     def retranslate(self) -> None:
         self.title.setText(f"{pick(self.spec.display.name)}  <span style='font-weight:400'>({self.tool})</span>")
-        for name, (_info, _editor, label, _hint) in self.fields.items():
+        english = not is_chinese(language())
+        for name, (info, _editor, label, hint) in self.fields.items():
             key = f"toolcfg.{self.tool}.{name}"
-            label.setText(tr(key) if has(key) else readable(name))
+            # without a translation: the readable field name in English, the field's identifier otherwise
+            label.setText(tr(key) if has(key) else readable(name) if english else name)
+            mark_content(label) if not has(key) and not english else label.setProperty("weclawContent", False)
+            text = tr(f"{key}.hint") if has(f"{key}.hint") else (info.description or "") if english else ""
+            hint.setText(text)
+            hint.setVisible(bool(text))
         for secret, (field, label, state) in self.secret_fields.items():
             label.setText(pick(self.spec.all_secrets()[secret]))
             field.edit.setPlaceholderText(tr("settings.secret.placeholder"))
@@ -350,6 +357,7 @@ class ToolsPage(QWidget):
         policy_form = QFormLayout()
         policy_form.setContentsMargins(0, 0, 0, 6)
         self.profile = QComboBox()
+        mark_content(self.profile)  # profile names are tools.json identifiers
         for name in sorted(registry.manifest.profiles):
             self.profile.addItem(name, name)
         self.profile_label = QLabel()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic, human_text
+from weclaw_desktop.toolkit.manifest import ToolSpec
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.call_text import call_status_text, format_seconds, progress_message
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -35,6 +36,7 @@ from weclaw_desktop.ui.tool_board import ToolBoard
 __all__ = ["ToolPanel", "call_status_text", "category_name", "diagnostic_text", "format_seconds", "progress_message"]
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
+FLUSH_MS = 40
 NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon spacing)
 
 
@@ -121,6 +123,14 @@ class ToolPanel(QDockWidget):
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
+        # board changes are batched: 50 parallel calls or 300 tools registered one by one repaint once per
+        # FLUSH_MS, each tool row in place
+        self._dirty: set[str] = set()
+        self._dirty_all = False
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
         board.subscribe(self._board_changed)
         self._records: list[AuditRecord] = []
         self.retranslate()
@@ -145,6 +155,7 @@ class ToolPanel(QDockWidget):
 
     # --- tree -----------------------------------------------------------------------------------
     def rebuild(self) -> None:
+        """Every row made again (language or theme changed)."""
         self._updating = True
         try:
             self.tree.clear()
@@ -152,27 +163,35 @@ class ToolPanel(QDockWidget):
             self._categories.clear()
             registry = self.board.registry
             for name in registry.tool_names(include_disabled=True):
-                spec = registry.spec(name)
-                category = spec.display.category
-                parent = self._categories.get(category)
-                if parent is None:
-                    parent = QTreeWidgetItem([category_name(category), ""])
-                    font = parent.font(0)
-                    font.setBold(True)
-                    parent.setFont(0, font)
-                    parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                    parent.setForeground(0, QBrush(QColor(theme.colors().muted)))
-                    self.tree.addTopLevelItem(parent)
-                    parent.setFirstColumnSpanned(True)
-                    self._categories[category] = parent
-                item = QTreeWidgetItem([pick(spec.display.name), ""])
-                item.setData(0, TOOL_ROLE, name)
-                item.setIcon(0, icons.icon(spec.display.icon))
-                parent.addChild(item)
-                self._items[name] = item
-            self.tree.expandAll()
+                self._add_item(name, registry.spec(name))
         finally:
             self._updating = False
+        self._fit_names()
+        self._update_items(self._items)
+        self._apply_filter(self.filter.text())
+
+    def _add_item(self, name: str, spec: ToolSpec) -> QTreeWidgetItem:
+        category = spec.display.category
+        parent = self._categories.get(category)
+        if parent is None:
+            parent = QTreeWidgetItem([category_name(category), ""])
+            font = parent.font(0)
+            font.setBold(True)
+            parent.setFont(0, font)
+            parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            parent.setForeground(0, QBrush(QColor(theme.colors().muted)))
+            self.tree.addTopLevelItem(parent)
+            parent.setFirstColumnSpanned(True)
+            parent.setExpanded(True)
+            self._categories[category] = parent
+        item = QTreeWidgetItem([pick(spec.display.name), ""])
+        item.setData(0, TOOL_ROLE, name)
+        item.setIcon(0, icons.icon(spec.display.icon))
+        parent.addChild(item)
+        self._items[name] = item
+        return item
+
+    def _fit_names(self) -> None:
         # the names column fits its widest name; Qt's own fit leaves out the styled check box's margin
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
@@ -180,16 +199,49 @@ class ToolPanel(QDockWidget):
         widest = max((fm.horizontalAdvance(item.text(0)) for item in self._items.values()), default=0)
         # indentation + check box + icon + gaps + the name
         header.resizeSection(0, self.tree.indentation() + 22 + self.tree.iconSize().width() + widest + NAME_PAD)
-        self._update_items(self._items)
-        self._apply_filter(self.filter.text())
 
     def _board_changed(self, changed: set[str]) -> None:
-        if not changed:
-            if set(self._items) != set(self.board.registry.tool_names(include_disabled=True)):
-                self.rebuild()
-                return
+        if changed:
+            self._dirty |= changed
+        else:
+            self._dirty_all = True
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def flush(self) -> None:
+        """Apply the batched board changes: add and remove tool rows in place, repaint the changed ones."""
+        self._flush_timer.stop()
+        changed, everything = self._dirty, self._dirty_all
+        self._dirty, self._dirty_all = set(), False
+        if everything:
+            names = self.board.registry.tool_names(include_disabled=True)
+            if set(self._items) != set(names):
+                self._sync_items(names)
             changed = set(self._items)
         self._update_items(changed)
+
+    def _sync_items(self, names: list[str]) -> None:
+        """Add the rows of new tools and remove the rows of tools that are gone, keeping the rest."""
+        registry = self.board.registry
+        wanted = set(names)
+        self._updating = True
+        try:
+            for name in [n for n in self._items if n not in wanted]:
+                item = self._items.pop(name)
+                parent = item.parent()
+                if parent is not None:
+                    parent.removeChild(item)
+            for name in names:
+                if name not in self._items:
+                    self._add_item(name, registry.spec(name))
+            for category, parent in list(self._categories.items()):
+                if parent.childCount() == 0:
+                    self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(parent))
+                    del self._categories[category]
+        finally:
+            self._updating = False
+        self._fit_names()
+        self._apply_filter(self.filter.text())
 
     def _update_items(self, names: Iterable[str]) -> None:
         self._updating = True
@@ -334,7 +386,9 @@ class ToolPanel(QDockWidget):
 
     # --- test and screenshot helpers ------------------------------------------------------------
     def status_text(self, tool: str) -> str:
+        self.flush()  # what the panel shows once its batched update has run
         return self._items[tool].text(1)
 
     def item_for(self, tool: str) -> QTreeWidgetItem:
+        self.flush()
         return self._items[tool]
