@@ -22,10 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QSizePolicy,
@@ -46,11 +47,13 @@ from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings, SettingsChange, SettingsStore
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.registry import ToolRegistry
-from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui import icons, shortcuts, theme
 from weclaw_desktop.ui.approval_dialog import QtApprovalGate
+from weclaw_desktop.ui.chat.column import MAX_COLUMN
 from weclaw_desktop.ui.chat_controller import ChatController
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
+from weclaw_desktop.ui.find_bar import FindBar
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.settings_notice import SettingsNotice
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
@@ -60,6 +63,7 @@ from weclaw_desktop.ui.tool_card import CardActions, Report
 from weclaw_desktop.ui.tool_panel import ToolPanel
 from weclaw_desktop.ui.translation import resolve as resolve_language
 from weclaw_desktop.ui.translation import set_ui_language
+from weclaw_desktop.ui.window_parts import CHAT_MIN, MIN_HEIGHT, MIN_WIDTH, PANEL_MIN, KeyringBanner, PanelFitter
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime
@@ -94,7 +98,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("WeClaw")
         self.setWindowIcon(icons.app_icon())
         self.resize(1240, 800)
-        self.setMinimumSize(880, 560)
+        self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
 
         # bridges (Qt services); injected into the registry by the composition root
         self.desktop = QtDesktop()
@@ -130,18 +134,28 @@ class MainWindow(QMainWindow):
         chat_layout.setSpacing(8)
         self.settings_notice = SettingsNotice(self.store, self._reveal_path)
         chat_layout.addWidget(self.settings_notice)
+        self.keyring_banner = KeyringBanner(self.secrets)
+        chat_layout.addWidget(self.keyring_banner)
+        self.find_bar = FindBar(self.chat)
+        chat_layout.addWidget(self.find_bar)
         chat_layout.addWidget(self.stack, 1)
         composer_holder = QWidget()
-        holder_layout = QVBoxLayout(composer_holder)
+        holder_layout = QHBoxLayout(composer_holder)
         holder_layout.setContentsMargins(24, 0, 24, 0)
+        self.composer.setMaximumWidth(MAX_COLUMN)  # the same readable column as the chat
         holder_layout.addWidget(self.composer)
         chat_layout.addWidget(composer_holder)
+        chat_area.setMinimumWidth(CHAT_MIN - 60)
+        self.composer.edit.installEventFilter(self)  # Up in an empty composer edits the last message
+        self.chat.edit_last_requested.connect(self.edit_last_message)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setHandleWidth(1)
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(self.sidebar)
         splitter.addWidget(chat_area)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 700])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
 
         self.controller = ChatController(
@@ -160,12 +174,19 @@ class MainWindow(QMainWindow):
 
         # tool panel dock
         self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
-        self.tool_panel.setMinimumWidth(300)
+        self.tool_panel.setMinimumWidth(PANEL_MIN)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_panel)
         self.resizeDocks([self.tool_panel], [340], Qt.Orientation.Horizontal)
 
         self._build_toolbar()
         self._build_status_bar()
+        self.shortcut_actions = shortcuts.install(self, lambda name: getattr(self, f"shortcut_{name}"))
+        self.fitter = PanelFitter(
+            self.width, self.sidebar, self._set_sidebar, self.tool_panel, self.tool_panel.setVisible
+        )
+        self.sidebar_action.toggled.connect(lambda shown: self.fitter.user_set("sidebar", shown))
+        self.tools_action.triggered.connect(lambda shown: self.fitter.user_set("panel", shown))
+        self.tool_panel.call_activated.connect(self.show_call)
         self._restore_geometry()
         self._unsubscribe = self.store.subscribe(self._settings_changed)
         self._untheme = theme.subscribe(self._theme_changed)
@@ -179,6 +200,8 @@ class MainWindow(QMainWindow):
         self.phone_action.setText(tr("action.phone"))
         self.phone_action.setToolTip(tr("action.phone.tip"))
         self.settings_action.setText(tr("action.settings"))
+        self.sidebar_action.setText(tr("action.chats"))
+        self.sidebar_action.setToolTip(tr("action.chats.tip"))
         self.quit_action.setText(tr("action.quit"))
         self.tokens_label.setToolTip(tr("statusbar.tokens.tip"))
         self._show_tokens(self._tokens_shown)
@@ -211,6 +234,13 @@ class MainWindow(QMainWindow):
         """Show and drive ``runtime`` (the composition root gave it this window's gate at creation)."""
         self.controller.attach(runtime)
         self._update_stack()
+        self._spawn(self.check_keyring())
+
+    async def check_keyring(self) -> None:
+        """Ask the keyring once (off the UI thread: a Secret Service call can block) and show the banner when
+        there is none."""
+        await asyncio.to_thread(self.secrets.get, self.settings.provider.api_key_name)
+        self.keyring_banner.refresh()
 
     @property
     def runtime(self) -> AgentRuntime | None:
@@ -227,11 +257,14 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         bar.setIconSize(icons.icon_size(18))
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.new_action = QAction(self)
+        self.new_action = QAction(self)  # the button is at the top of the sidebar; Ctrl+N is in shortcuts.py
         icons.bind(self.new_action, "new_chat")
-        self.new_action.setShortcut(QKeySequence.StandardKey.New)
         self.new_action.triggered.connect(lambda: self.controller.spawn(self.controller.new_session()))
-        self.addAction(self.new_action)  # Ctrl+N; the button itself is at the top of the sidebar
+        self.sidebar_action = QAction(self)
+        self.sidebar_action.setCheckable(True)
+        self.sidebar_action.setChecked(True)
+        icons.bind(self.sidebar_action, "history")
+        bar.addAction(self.sidebar_action)
         brand = QLabel()
         icons.bind(brand, "app", "accent", size=22)
         brand.setContentsMargins(6, 0, 4, 0)
@@ -250,20 +283,19 @@ class MainWindow(QMainWindow):
         bar.addAction(self.tools_action)
         self.settings_action = QAction(self)
         icons.bind(self.settings_action, "settings")
-        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
-        self.settings_action.triggered.connect(self.open_settings)
+        self.settings_action.triggered.connect(self.open_settings)  # Ctrl+, (every platform): shortcuts.py
         bar.addAction(self.settings_action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        self.quit_action = QAction(self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action = QAction(self)  # the tray menu's; Ctrl+Q is in shortcuts.py
         self.quit_action.triggered.connect(self.quit_app)
-        self.addAction(self.quit_action)
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
         status.setSizeGripEnabled(False)
         self.provider_label = QLabel()
-        status.addWidget(self.provider_label)
+        self.provider_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.provider_label.setMinimumWidth(40)  # a long endpoint URL is cut, not the window widened
+        status.addWidget(self.provider_label, 1)
         self.tokens_label = QLabel()
         status.addPermanentWidget(self.tokens_label)
         self.phone_icon = QLabel()
@@ -283,6 +315,7 @@ class MainWindow(QMainWindow):
             except ImportError:  # pragma: no cover - the agent package is part of the app
                 name = preset
             self.provider_label.setText(f"{name} · {p.model}")
+            self.provider_label.setToolTip(f"{name} · {p.model}")
         else:
             self.provider_label.setText(tr("statusbar.no_provider"))
         self._update_stack()
@@ -416,6 +449,7 @@ class MainWindow(QMainWindow):
         if change.touches("provider"):
             self.refresh_provider()
         self.settings_notice.refresh()
+        self.keyring_banner.refresh()
 
     def _registry_changed(self) -> None:
         """Throttled: the first change refreshes at once, changes within the next 30 ms once at its end."""
@@ -441,6 +475,109 @@ class MainWindow(QMainWindow):
             restyle = getattr(part, "restyle", None)
             if callable(restyle):
                 restyle()
+
+    # --- keyboard (shortcuts.py declares the keys) ---------------------------------------------------
+    def shortcut_new_chat(self) -> None:
+        self.controller.spawn(self.controller.new_session())
+
+    def shortcut_find(self) -> None:
+        self.stack.setCurrentWidget(self.chat) if self.chat.has_content else None
+        self.find_bar.open_bar()
+
+    def shortcut_find_next(self) -> None:
+        if not self.find_bar.isVisible():
+            self.find_bar.open_bar()
+        else:
+            self.find_bar.find_next()
+
+    def shortcut_find_previous(self) -> None:
+        if not self.find_bar.isVisible():
+            self.find_bar.open_bar()
+        else:
+            self.find_bar.find_previous()
+
+    def shortcut_jump(self) -> None:
+        """Ctrl+K: type to find a chat, Enter opens the first one listed, Down goes into the list."""
+        if not self.sidebar.isVisible():
+            self.sidebar_action.setChecked(True)
+        self.sidebar.search.setFocus()
+        self.sidebar.search.selectAll()
+
+    def shortcut_stop(self) -> None:
+        """Esc: close the find bar if it is open, else stop the answer being written."""
+        if self.find_bar.isVisible():
+            self.find_bar.close_bar()
+        elif self.controller.handle is not None and self.controller.handle.running:
+            self.controller.stop()
+
+    def shortcut_settings(self) -> None:
+        self.open_settings()
+
+    def _set_sidebar(self, shown: bool) -> None:
+        self.sidebar.setVisible(shown)
+        blocker = QSignalBlocker(self.sidebar_action)
+        self.sidebar_action.setChecked(shown)
+        del blocker
+
+    def shortcut_toggle_sidebar(self) -> None:
+        self.sidebar_action.toggle()
+
+    def shortcut_toggle_tools(self) -> None:
+        self.tools_action.trigger()
+
+    def shortcut_shortcuts(self) -> None:
+        dialog = shortcuts.ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.shortcuts_dialog = dialog
+        dialog.open()
+
+    def shortcut_quit(self) -> None:
+        self.quit_app()
+
+    def edit_last_message(self, item: object) -> None:
+        """Up in an empty composer: the last message goes back into the composer to be edited and sent again.
+        The conversation feature (#16) replaces this with edit-and-resend as a branch (connect
+        ``chat.edit_last_requested`` and disconnect this)."""
+        text = getattr(item, "text", "")
+        if text and not self.composer.edit.toPlainText():
+            self.composer.edit.setPlainText(text)
+            self.composer.edit.moveCursor(QTextCursor.MoveOperation.End)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.composer.edit
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Up
+            and not event.modifiers()
+            and not self.composer.edit.toPlainText()
+        ):
+            last = self.chat.last_user_item()
+            if last is not None:
+                self.chat.edit_last_requested.emit(last)
+                return True
+        return super().eventFilter(watched, event)
+
+    def show_call(self, session_id: str, call_id: str) -> None:
+        """A call double-clicked in the Calls tab: its card, in its chat."""
+
+        async def go() -> None:
+            if session_id and session_id != self.controller.session_id:
+                await self.controller.open_session(session_id)
+            item = self.chat.calls.get(call_id)
+            if item is not None:
+                self.stack.setCurrentWidget(self.chat)
+                self.chat.scroll_to(item)
+                card = self.chat.widget_for(item)
+                if card is not None:
+                    card.setFocus()
+
+        self.controller.spawn(go())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "fitter"):
+            self.fitter.fit()
 
     # --- window state ---------------------------------------------------------------------------
     def bring_to_front(self) -> None:

@@ -59,6 +59,7 @@ class SessionsSidebar(QWidget):
         self._searching = False
         self._more = False
         self._asked_more = False
+        self._open_when_listed = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 6, 10)
         layout.setSpacing(8)
@@ -73,6 +74,7 @@ class SessionsSidebar(QWidget):
         self._debounce.setInterval(200)
         self._debounce.timeout.connect(self._emit_search)
         self.search.textChanged.connect(self._search_edited)
+        self.search.returnPressed.connect(self.open_first)  # Ctrl+K, type, Enter: that chat
         layout.addWidget(self.search)
         self.list = QListWidget()
         mark_content(self.list)  # the chats' titles
@@ -86,6 +88,7 @@ class SessionsSidebar(QWidget):
         self.list.setWordWrap(False)
         self.list.verticalScrollBar().valueChanged.connect(self._list_scrolled)
         self.list.installEventFilter(self)
+        self.search.installEventFilter(self)  # Down goes to the list
         layout.addWidget(self.list, 1)
         self.empty = QLabel()
         self.empty.setObjectName("Muted")
@@ -135,6 +138,11 @@ class SessionsSidebar(QWidget):
         bar.setValue(keep)
         self._more, self._asked_more = more and not searching, False
         self._searching = searching
+        if self._open_when_listed:
+            self._open_when_listed = False
+            if self.list.count():
+                self.list.setCurrentRow(0)
+                self.list.setFocus()
         self.empty.setText(tr("sessions.no_match") if searching else tr("sessions.empty"))
         self.empty.setVisible(self.list.count() == 0)
 
@@ -173,8 +181,24 @@ class SessionsSidebar(QWidget):
             self._asked_more = True
             self.more_requested.emit()
 
+    def open_first(self) -> None:
+        """Open the first chat listed (after a search: the best match)."""
+        if self._debounce.isActive():  # the list is not filtered yet: filter now, open when it arrives
+            self._debounce.stop()
+            self._emit_search()
+            self._open_when_listed = True
+            return
+        if self.list.count():
+            self.list.setCurrentRow(0)
+            self.list.setFocus()
+
     def eventFilter(self, watched: Any, event: QEvent) -> bool:
-        """F2 renames and Delete deletes the selected chat (asking first)."""
+        """F2 renames and Delete deletes the selected chat (asking first); Down in the search box goes to the list."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:  # type: ignore[attr-defined]
+            self.list.setFocus()
+            if self.list.currentRow() < 0 and self.list.count():
+                self.list.setCurrentRow(0)
+            return True
         if (
             watched is self.list
             and event.type() == QEvent.Type.KeyPress

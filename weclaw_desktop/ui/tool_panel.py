@@ -11,7 +11,7 @@ import html
 import time
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -37,6 +37,7 @@ __all__ = ["ToolPanel", "call_status_text", "category_name", "diagnostic_text", 
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
 FLUSH_MS = 40
+CALL_ROLE = Qt.ItemDataRole.UserRole + 2
 NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon spacing)
 
 
@@ -51,6 +52,8 @@ def category_name(category: str) -> str:
 
 
 class ToolPanel(QDockWidget):
+    call_activated = Signal(str, str)  # session id, call id: a call double-clicked (or Enter) in the Calls tab
+
     def __init__(
         self,
         board: ToolBoard,
@@ -116,6 +119,7 @@ class ToolPanel(QDockWidget):
         calls_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         calls_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.calls.setColumnHidden(3, True)
+        self.calls.itemActivated.connect(self._call_activated)  # double-click or Enter
         self.tabs.addTab(self.calls, "")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setWidget(body)
@@ -357,6 +361,13 @@ class ToolPanel(QDockWidget):
         if self.tabs.widget(index) is self.calls and self._load_calls is not None:
             self._load_calls()
 
+    def _call_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        parent = item.parent()
+        target = item.data(0, CALL_ROLE) or (parent.data(0, CALL_ROLE) if parent is not None else None)
+        if target:
+            session_id, call_id = target
+            self.call_activated.emit(str(session_id), str(call_id))
+
     def show_calls(self, records: list[AuditRecord]) -> None:
         """Fill the Calls tab from audit records (newest first)."""
         self._records = records
@@ -367,6 +378,7 @@ class ToolPanel(QDockWidget):
             item = QTreeWidgetItem(
                 [when, rec.function, f"{status} · {format_seconds(rec.duration_ms / 1000)}", rec.error_summary]
             )
+            item.setData(0, CALL_ROLE, (rec.session_id, rec.call_id))
             item.setIcon(2, icons.status_icon(rec.status))
             item.setForeground(2, QBrush(QColor(theme.status_color(rec.status))))
             tip = f"{rec.function} · {status} · {format_seconds(rec.duration_ms / 1000)}"
