@@ -119,7 +119,9 @@ class ToolPanel(QDockWidget):
         calls_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         calls_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.calls.setColumnHidden(3, True)
-        self.calls.itemActivated.connect(self._call_activated)  # double-click or Enter
+        self.calls.itemActivated.connect(self._call_activated)  # Enter (and a click where the style activates)
+        self.calls.itemDoubleClicked.connect(self._call_activated)
+        self._last_activation: tuple[int, float] = (0, 0.0)
         self.tabs.addTab(self.calls, "")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setWidget(body)
@@ -362,6 +364,10 @@ class ToolPanel(QDockWidget):
             self._load_calls()
 
     def _call_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        now = time.monotonic()
+        if self._last_activation[0] == id(item) and now - self._last_activation[1] < 0.5:
+            return  # a double-click that the style also reported as an activation
+        self._last_activation = (id(item), now)
         parent = item.parent()
         target = item.data(0, CALL_ROLE) or (parent.data(0, CALL_ROLE) if parent is not None else None)
         if target:

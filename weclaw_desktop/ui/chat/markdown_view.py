@@ -23,6 +23,7 @@ from weclaw_desktop.ui.markdown import Palette, Renderer
 #: Stable text per streamed view: a render costs at most this much Markdown (plus an unfinished block).
 GROUP_CHARS = 3_000
 SAFE_SCHEMES = ("http", "https", "mailto", "file")
+LIST_INDENT = 18
 
 
 def markdown_renderer() -> Renderer:
@@ -35,7 +36,7 @@ def document_style() -> str:
     return (
         f"p {{ margin-top: 0px; margin-bottom: 8px; }} h1 {{ font-size: x-large; }} "
         f"h2 {{ font-size: large; }} h3 {{ font-size: medium; }} pre {{ font-family: monospace; }} "
-        f"a {{ color: {c.link}; }} li {{ margin-bottom: 2px; }} ul, ol {{ margin-left: 0px; -qt-list-indent: 1; }}"
+        f"a {{ color: {c.link}; }} li {{ margin-bottom: 2px; }}"
     )
 
 
@@ -87,6 +88,7 @@ class MarkdownView(QTextBrowser):
         self.viewport().setAutoFillBackground(False)
         self.setStyleSheet("QTextBrowser { background: transparent; border: none; padding: 0; }")
         self.document().setDocumentMargin(2)
+        self.document().setIndentWidth(LIST_INDENT)  # Qt's 40 px per level pushes sub-lists far right
         self.document().setDefaultStyleSheet(document_style())
         self._height = 0
         # a bound method (not a lambda): Qt disconnects it when this view is destroyed
