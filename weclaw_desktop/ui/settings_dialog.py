@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from pydantic import ValidationError
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
@@ -429,7 +431,14 @@ class SettingsDialog(QDialog):
         self._titles.append((title, heading))
         layout.addWidget(heading)
         layout.addSpacing(8)
-        layout.addWidget(page, 1)
+        # a page taller than the dialog scrolls instead of being crushed (the MCP page on a small screen)
+        area = QScrollArea()
+        area.setObjectName("SettingsPageArea")
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setWidget(page)
+        layout.addWidget(area, 1)
         self.stack.addWidget(wrapper)
         self.pages.append(page)
 

@@ -14,8 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -85,6 +87,77 @@ def preview(text: str) -> tuple[str, bool]:
     return text[:PREVIEW_CHARS].rstrip() + " …", True
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text cut with "…" to the width it gets (the whole text is the tooltip)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self._elide()
+
+    def full_text(self) -> str:
+        return self._full
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, max(10, self.width()))
+        super().setText(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(min(60, self.sizeHint().width()), super().minimumSizeHint().height())
+
+
+class FileRow(QWidget):
+    """A produced file: its name, then its buttons beside it — or under it when the card is too narrow."""
+
+    NAME_ROOM = 160  # px the name keeps before the buttons move under it
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.setSpacing(6)
+        self.name_box = QHBoxLayout()
+        self.name_box.setSpacing(6)
+        self.buttons = QHBoxLayout()
+        self.buttons.setSpacing(4)
+        self.box.addLayout(self.name_box, 1)
+        self.box.addLayout(self.buttons)
+
+    def _fit(self, width: int) -> None:
+        narrow = width < self.NAME_ROOM + self.buttons.sizeHint().width()
+        direction = QBoxLayout.Direction.TopToBottom if narrow else QBoxLayout.Direction.LeftToRight
+        if self.box.direction() != direction:
+            self.box.setDirection(direction)
+            self.updateGeometry()
+            content_resized(self)  # the card is taller or shorter now
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self._fit(event.size().width())
+        super().resizeEvent(event)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        self._fit(width)
+        return self.box.totalHeightForWidth(width) if self.box.hasHeightForWidth() else self.box.sizeHint().height()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(max(self.NAME_ROOM // 2, self.buttons.minimumSize().width()), super().minimumSizeHint().height())
+
+
 class ToolCallCard(QFrame):
     def __init__(
         self,
@@ -115,15 +188,13 @@ class ToolCallCard(QFrame):
         header.setSpacing(8)
         self.icon = QLabel()
         header.addWidget(self.icon)
-        self.title = QLabel()
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        header.addWidget(self.title, 1)
-        self.status_icon = QLabel()
-        header.addWidget(self.status_icon)
-        self.status = QLabel()
-        self.status.setWordWrap(False)
-        header.addWidget(self.status)
+        self.title = ElidedLabel()  # "Shell · Run command", cut with … on a narrow chat
+        bold = self.title.font()
+        bold.setBold(True)
+        self.title.setFont(bold)
+        header.addWidget(self.title)
+        self.action_label = ElidedLabel()
+        header.addWidget(self.action_label, 1)
         self.toggle = QToolButton()
         self.toggle.setCheckable(True)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
@@ -131,6 +202,15 @@ class ToolCallCard(QFrame):
         self.toggle.setAutoRaise(True)
         header.addWidget(self.toggle)
         outer.addLayout(header)
+        # the status has its own line: "Succeeded · 4.0 s · waited 44.8 s for approval" fits a narrow chat
+        status_row = QHBoxLayout()
+        status_row.setSpacing(6)
+        self.status_icon = QLabel()
+        status_row.addWidget(self.status_icon, 0, Qt.AlignmentFlag.AlignTop)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        status_row.addWidget(self.status, 1)
+        outer.addLayout(status_row)
 
         self._outer = outer
         # the parts most cards never show are made when first needed (a card is made while scrolling)
@@ -236,7 +316,9 @@ class ToolCallCard(QFrame):
         call = self.call
         c = theme.colors()
         action = action_name(self._registry, call.tool, call.action)
-        self.title.setText(f"<b>{tool_name(self._registry, call)}</b> <span style='color:{c.muted}'>· {action}</span>")
+        self.title.setText(tool_name(self._registry, call))
+        self.action_label.setText(f"· {action}")
+        self.action_label.setStyleSheet(f"color:{c.muted};")
         self.title.setToolTip(f"{call.function}" if call.function else "")
         self.toggle.setText(tr("card.arguments"))
         for button, key in self._file_buttons:
@@ -321,18 +403,15 @@ class ToolCallCard(QFrame):
 
     def _add_files(self, paths: list[Path]) -> None:
         for path in paths:
-            row = QWidget()
-            layout = QHBoxLayout(row)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.setSpacing(6)
+            row = FileRow()
+            layout = row.buttons
             glyph = QLabel()
             glyph.setPixmap(icons.pixmap("document", 16, theme.colors().muted))
-            layout.addWidget(glyph)
-            name = QLabel(path.name)
+            row.name_box.addWidget(glyph)
+            name = ElidedLabel(path.name)
             mark_content(name)
             name.setToolTip(str(path))
-            name.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-            layout.addWidget(name, 1)
+            row.name_box.addWidget(name, 1)
             open_button = QPushButton(tr("card.open"))
             self._file_buttons.append((open_button, "card.open"))
             open_button.setProperty("flat", True)
@@ -349,6 +428,7 @@ class ToolCallCard(QFrame):
             phone.setProperty("flat", True)
             phone.clicked.connect(lambda _=False, p=path: self._send(p))
             layout.addWidget(phone)
+            layout.addStretch(1)
             self.files_box.addWidget(row)
             self._file_rows.append(row)
         self.refresh_phone()
