@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -60,9 +60,18 @@ SECRET_WORDS = ("password", "api_key", "token", "secret")
 INT_RANGE = (-(2**31), 2**31 - 1)
 
 
+UNITS = {"_s": " (s)", "_ms": " (ms)", "_mb": " (MB)", "_kb": " (KB)"}
+
+
 def readable(name: str) -> str:
+    """A field name as a label: "max_timeout_s" -> "Max timeout (s)"."""
+    unit = ""
+    for suffix, shown in UNITS.items():
+        if name.endswith(suffix):
+            name, unit = name[: -len(suffix)], shown
+            break
     words = name.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
+    return words[:1].upper() + words[1:] + unit
 
 
 def _bounds(info: FieldInfo) -> tuple[float | None, float | None]:
@@ -442,8 +451,18 @@ class ToolsPage(QWidget):
             )
         if target is not None:
             self.filter.clear()
+            body = self.area.widget()
+            if body is not None and body.layout() is not None:
+                body.layout().activate()  # the sections were just made: place them before scrolling
             self.area.ensureWidgetVisible(target, 0, 0)
+            QTimer.singleShot(0, self, lambda: self._reveal(target))  # again once laid out on screen
         return target
+
+    def _reveal(self, target: QWidget) -> None:
+        from shiboken6 import isValid
+
+        if isValid(self) and isValid(target):
+            self.area.ensureWidgetVisible(target, 0, 0)
 
     def section_widgets(self) -> list[QWidget]:
         return [self.deny_section, *self.sections.values()]
