@@ -103,13 +103,24 @@ class MarkdownView(QTextBrowser):
         return True
 
     def heightForWidth(self, width: int) -> int:
+        """The height at ``width``. Only the width the view has (set in resizeEvent) lays the document out:
+        layouts also ask at other widths (their size hints), and laying a long document out again for each
+        such question — twice per render — is what made long answers cost more per token. Those get the
+        height scaled from the real one; the real width's answer follows as soon as the view has it."""
         doc = self.document()
-        if doc.textWidth() != width:
+        current = doc.textWidth()
+        if current <= 0 or (not self.isVisible() and not self.testAttribute(Qt.WidgetAttribute.WA_Resized)):
             doc.setTextWidth(width)
-        return math.ceil(doc.size().height()) + 2
+            current = width
+        height = math.ceil(doc.size().height()) + 2
+        if abs(current - width) < 1:
+            return height
+        return max(height, math.ceil(height * current / max(1, width)))
 
     def sizeHint(self) -> QSize:
-        return QSize(200, self.heightForWidth(max(50, self.width())))
+        # the height at the width the document is laid out at now: never a new layout of it (layouts ask
+        # for size hints often, and at other widths than the view will get)
+        return QSize(200, math.ceil(self.document().size().height()) + 2)
 
     def minimumSizeHint(self) -> QSize:
         return QSize(50, 10)
