@@ -158,3 +158,11 @@ def test_composer_enter_sends_shift_enter_adds_a_line_and_drops_attach_paths(qtb
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
     assert len(sent) == 1  # Enter does not send while a turn runs
     assert composer.button.text() == "Stop"
+
+
+def test_bare_urls_become_links_and_unsafe_ones_do_not() -> None:
+    """Bare URLs in an answer are clickable (linkify); javascript: and raw HTML stay text."""
+    html = _renderer().render("see https://example.com/a?b=1 and www.qq.com, not javascript:alert(1) <b>x</b>")
+    assert '<a href="https://example.com/a?b=1"' in html and '<a href="http://www.qq.com"' in html
+    assert "javascript:alert(1)" in html and 'href="javascript' not in html
+    assert "&lt;b&gt;" in html

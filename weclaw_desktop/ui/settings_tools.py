@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 from PySide6.QtCore import QEvent, Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -51,6 +51,7 @@ from weclaw_desktop.i18n import has, is_chinese, language, pick, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.ui import icons
 from weclaw_desktop.ui.translation import mark_content
 
 log = logging.getLogger("weclaw.ui")
@@ -162,6 +163,27 @@ def editor_for(info: FieldInfo) -> FieldEditor:
         )
     line = QLineEdit()
     return FieldEditor(line, line.text, lambda v: line.setText("" if v is None else str(v)))
+
+
+def add_reveal(edit: QLineEdit) -> QAction:
+    """A Show/Hide eye at the end of a password field (its tooltip in the UI language, set by the caller's
+    retranslate through :func:`reveal_text`)."""
+    action = QAction(edit)
+    action.setCheckable(True)
+    icons.bind(action, "search")
+
+    def toggled(shown: bool) -> None:
+        edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        action.setToolTip(reveal_text(shown))
+
+    action.toggled.connect(toggled)
+    action.setToolTip(reveal_text(False))
+    edit.addAction(action, QLineEdit.ActionPosition.TrailingPosition)
+    return action
+
+
+def reveal_text(shown: bool) -> str:
+    return tr("settings.secret.hide") if shown else tr("settings.secret.show")
 
 
 class SecretField(QWidget):
