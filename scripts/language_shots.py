@@ -28,11 +28,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 
 async def scene(out: Path, start: str, theme_name: str) -> list[Path]:
+    import aiohttp
     from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
     from PySide6.QtWidgets import QApplication
 
     from weclaw_desktop.app import create_runtime
     from weclaw_desktop.companion import CompanionService, PairingRequest
+    from weclaw_desktop.companion.client import pair_phone
     from weclaw_desktop.i18n import Text
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import SecretStore
@@ -87,8 +89,8 @@ async def scene(out: Path, start: str, theme_name: str) -> list[Path]:
     companion = CompanionService(settings.companion, paths=app_paths(), desktop_name="WeClaw PC")
     companion.settings.auto_accept = True
     await companion.start("127.0.0.1", 0)
-    paired = await companion.pair(companion.new_pairing_code().token, "Pixel 7", "Mozilla/5.0", "127.0.0.1")
-    assert not isinstance(paired, str), paired
+    async with aiohttp.ClientSession() as http:  # a phone pairs (the Python phone speaks what the page speaks)
+        await pair_phone(http, companion.new_pairing_code().url, "Pixel 7")
     pairing = PairingDialog(companion, window)
     pairing.show()
     await pairing.idle()

@@ -93,11 +93,13 @@ def report_text(zh: bool) -> str:
 
 
 async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
+    import aiohttp
     from fakeopenai import FakeOpenAI, call, hang_reply, text_reply, tool_reply
     from PySide6.QtWidgets import QApplication
 
     from weclaw_desktop.app import create_runtime
-    from weclaw_desktop.companion.service import CompanionService, attach_to_registry
+    from weclaw_desktop.companion import CompanionService, attach_to_registry
+    from weclaw_desktop.companion.client import pair_phone
     from weclaw_desktop.i18n import set_language
     from weclaw_desktop.paths import app_paths
     from weclaw_desktop.secrets import SecretStore
@@ -136,15 +138,13 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
         return True
 
     companion.accept_device = accept
-    code = companion.new_pairing_code()
-    paired = await companion.pair(code.token, "Pixel 7", "Mozilla/5.0 (Linux; Android 14)", "127.0.0.1")
-    assert not isinstance(paired, str), paired
-    phone = paired[0]
-    stream = companion.open_stream(phone)  # what the phone page's event stream does: the phone is online
+    async with aiohttp.ClientSession() as http:  # a phone pairs (the Python phone speaks what the page speaks)
+        phone = await pair_phone(http, companion.new_pairing_code().url, "Pixel 7")
+    stream = companion.open_stream(phone.device_id)  # what the phone page's event stream does: the phone is online
     window.set_phone_status("connected", "Pixel 7")
     sends: list[Any] = []
     window.set_phone_sender(
-        lambda paths: sends.append(asyncio.ensure_future(companion.send_files(paths, device_id=phone.id)))
+        lambda paths: sends.append(asyncio.ensure_future(companion.send_files(paths, device_id=phone.device_id)))
     )
 
     window.resize(1320, 860)
@@ -259,7 +259,7 @@ async def scene(out: Path, lang: str, theme_name: str) -> list[Path]:
     await save(first_run, "first-run")
     first_run.quit_app()
 
-    companion.close_stream(phone, stream)
+    companion.close_stream(phone.device_id, stream)
     detach()
     await asyncio.gather(*sends, return_exceptions=True)
     window.quit_app()

@@ -32,6 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     raw = list(sys.argv[1:] if argv is None else argv)
+    if raw[:1] == ["--child-guard"]:  # the supervisor of a tool's command in the frozen app (tools/lifetime.py)
+        from weclaw_desktop.frozen import adopt_child_environ
+        from weclaw_desktop.tools.childguard import main as child_guard
+
+        adopt_child_environ()  # the command it runs gets the user's environment, Qt variables included
+
+        return child_guard(raw[1:])
     if raw and ((raw[0].startswith("-") and raw[0] not in OWN_OPTIONS) or os.path.isfile(raw[0])):
         # A Python command line (--run-python FILE, -c CODE, -m MODULE, FILE): python_runner in the bundle,
         # where sys.executable is WeClaw itself, and whatever the snippet starts with sys.executable.
@@ -69,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from weclaw_desktop.app import main as app_main
 
         return int(app_main())
+    from weclaw_desktop.storage.faults import StorageError
+
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
@@ -76,3 +85,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except StorageError as exc:  # any command: a damaged, locked or full database is one line, not a traceback
+        print(i18n.tr("cli.error", message=exc.message), file=sys.stderr)
+        return 1

@@ -190,6 +190,21 @@ def restore_process_environ() -> Restored:
     return RESTORED
 
 
+def adopt_child_environ() -> None:
+    """Frozen: make this process's environment the one its children should get (:func:`child_environ`).
+
+    For a process of the bundle that only starts another program (the tool supervisor, ``--child-guard``):
+    :func:`restore_process_environ` left the Qt variables unset for the bundled Qt, but the program it starts
+    must see the user's own values again. Does nothing from source.
+    """
+    if not bundle_dirs():
+        return
+    env = child_environ()
+    for name in [n for n in os.environ if n not in env]:
+        del os.environ[name]
+    os.environ.update(env)
+
+
 def startup() -> None:
     """First thing in the frozen entry point; does nothing from source."""
     if not is_frozen():

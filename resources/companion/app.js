@@ -1,551 +1,695 @@
-/* WeClaw phone page: pair with the desktop, receive files (verified with SHA-256), send files.
- * Plain HTTP on the LAN is not a secure context: no service worker, no crypto.subtle, no clipboard.
- * Everything here works without them. No framework, no build step. */
-(function () {
-  "use strict";
+// WeClaw phone page: pair with the computer, receive files (every record authenticated), send files.
+// Everything the page knows is kept in IndexedDB, so a reload, the phone sleeping or the computer restarting
+// loses nothing: transfers continue at the first record missing. "Saved" is reported to the computer only
+// when the browser's save was started by a tap (browsers drop bursts of script-started downloads).
+import * as proto from "./proto.js";
+import * as store from "./store.js";
+import { crc32, makeZip, ZIP_LIMIT } from "./zip.js";
+import { detect, errorText, translate } from "./i18n.js";
 
-  var API = "/api/v1";
-  var CHUNK = 4 * 1024 * 1024;             // download and hashing slice
-  var VERIFY_LIMIT = 1024 * 1024 * 1024;   // larger files are saved by the browser itself, unverified
-  var STALE_MS = 40000;                    // the server pings every 15 s
-  var store = window.localStorage;
+const GROUP = 4;                 // records per stored chunk
+const STALE_MS = 40000;          // the computer sends a frame at least every 15 s
+const UP_BATCH = 4;              // records per upload request
+const FATAL = { not_found: 1, cancelled: 1, finished: 1, changed: 1, too_large: 1, too_many: 1, quota: 1,
+                reserve: 1, no_space: 1, revoked: 1, expired: 1, unknown: 1 };
 
-  var T = {
-    en: {
-      title: "WeClaw", pairTitle: "Connect to your computer",
-      step1: "On the computer, open WeClaw and press the Phone button.",
-      step2: "Scan the QR code with this phone's camera and open the link.",
-      step3: "Confirm the new phone on the computer.",
-      sameWifi: "The phone and the computer must be on the same Wi-Fi.",
-      receiveTitle: "From your computer", autoDownload: "Auto-download",
-      noIncoming: "Nothing yet. Files the assistant sends to this phone appear here.",
-      sendTitle: "Send to your computer", pickFiles: "Choose files", takePhoto: "Take a photo",
-      online: "Connected", connecting: "Connecting…", offline: "Offline, retrying…", unpaired: "Not paired",
-      pairing: "Pairing… confirm on your computer", download: "Download", again: "Save again", retry: "Retry",
-      waiting: "Ready", downloading: "Downloading", verifying: "Checking", delivered: "Saved · verified ✓",
-      savedBrowser: "Saved by the browser (too large to verify here)", failed: "Failed",
-      mismatch: "Damaged in transit (SHA-256 differs)", cancelled: "Cancelled", hashing: "Checking",
-      uploading: "Sending", sent: "Sent · verified ✓", queued: "Waiting",
-      revoked: "This phone was removed on the computer. Scan a new QR code to pair again.",
-      expired: "The pairing has expired. Scan a new QR code to pair again.",
-      invalid: "This QR code was already used or has expired. Show a new one on the computer.",
-      declined: "The computer did not accept this phone.",
-      timeout: "Nobody confirmed on the computer in time. Scan the QR code again.",
-      rate_limited: "Too many attempts. Wait a minute and try again.",
-      no_space: "The computer does not have enough free space.", too_large: "The file is too large.",
-      pairedAs: "Paired as {name} with {desktop}", forget: "Unpair",
-      network: "Network problem, retrying…", upErr: "Could not send"
-    },
-    zh: {
-      title: "WeClaw", pairTitle: "连接到电脑",
-      step1: "在电脑上打开 WeClaw，点击“手机”按钮。",
-      step2: "用这台手机的相机扫描二维码，并打开链接。",
-      step3: "在电脑上确认这台新手机。",
-      sameWifi: "手机和电脑需要连接同一个 Wi-Fi。",
-      receiveTitle: "来自电脑", autoDownload: "自动下载",
-      noIncoming: "暂时没有文件。助手发到这台手机的文件会显示在这里。",
-      sendTitle: "发送到电脑", pickFiles: "选择文件", takePhoto: "拍照",
-      online: "已连接", connecting: "正在连接…", offline: "已断开，正在重试…", unpaired: "未配对",
-      pairing: "正在配对…请在电脑上确认", download: "下载", again: "再次保存", retry: "重试",
-      waiting: "可下载", downloading: "正在下载", verifying: "正在校验", delivered: "已保存 · 校验通过 ✓",
-      savedBrowser: "已交给浏览器保存（文件太大，无法在此校验）", failed: "失败",
-      mismatch: "传输中损坏（SHA-256 不一致）", cancelled: "已取消", hashing: "正在校验",
-      uploading: "正在发送", sent: "已发送 · 校验通过 ✓", queued: "等待中",
-      revoked: "这台手机已在电脑上被移除。请重新扫描二维码配对。",
-      expired: "配对已过期。请重新扫描二维码配对。",
-      invalid: "这个二维码已用过或已过期。请在电脑上重新生成。",
-      declined: "电脑没有接受这台手机。",
-      timeout: "电脑上无人确认。请重新扫描二维码。",
-      rate_limited: "尝试次数过多，请一分钟后再试。",
-      no_space: "电脑的可用空间不足。", too_large: "文件太大。",
-      pairedAs: "已作为“{name}”连接到 {desktop}", forget: "取消配对",
-      network: "网络异常，正在重试…", upErr: "发送失败"
-    }
-  };
+let lang = detect(localStorage.getItem("weclaw.lang"), navigator.language);
+let creds = null, link = null, me = null, statusKey = "connecting";
+let evAbort = null, lastBeat = 0, connecting = false, backoff = 1000, retryTimer = null;
+let phoneId = "";
+let confirmUnpair = false;
+const files = new Map();         // "offer/file" -> record
+const uploads = new Map();       // id -> record (without the File)
+const blobs = new Map();         // "offer/file" -> Blob of a complete file
+const heldFiles = new Map();     // upload id -> File (when the browser would not store it)
+const busy = new Set();
+let pumping = false;
 
-  var lang = store.getItem("weclaw.lang") || ((navigator.language || "en").toLowerCase().indexOf("zh") === 0 ? "zh" : "en");
-  var token = store.getItem("weclaw.token") || "";
-  var me = null;                 // {device, desktop}
-  var offers = {};               // session -> {files: [...]} from the server
-  var local = {};                // "session/file" -> {state, progress, detail}
-  var es = null, lastBeat = 0, connecting = false, backoff = 1000, connTimer = null;
-  var statusKey = "connecting";
+function $(id) { return document.getElementById(id); }
+function t(key, vars) { return translate(lang, key, vars); }
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function size(n) {
+  const u = ["B", "KB", "MB", "GB", "TB"];
+  let i = 0;
+  while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
+  return (i === 0 ? n : n.toFixed(n < 10 ? 1 : 0)) + " " + u[i];
+}
+function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
+function userActive() { return navigator.userActivation ? navigator.userActivation.isActive : true; }
 
-  function $(id) { return document.getElementById(id); }
-  function t(key, vars) {
-    var s = (T[lang] && T[lang][key]) || T.en[key] || key;
-    if (vars) Object.keys(vars).forEach(function (k) { s = s.replace("{" + k + "}", vars[k]); });
-    return s;
-  }
-  function size(n) {
-    var u = ["B", "KB", "MB", "GB", "TB"], i = 0;
-    while (n >= 1024 && i < u.length - 1) { n /= 1024; i++; }
-    return (i === 0 ? n : n.toFixed(n < 10 ? 1 : 0)) + " " + u[i];
-  }
-  function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
+// --- language and chrome -----------------------------------------------------------------------------
+function applyLang() {
+  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  $("lang").textContent = lang === "zh" ? "EN" : "中文";
+  document.querySelectorAll("[data-i18n]").forEach(function (n) { n.textContent = t(n.getAttribute("data-i18n")); });
+  setStatus(statusKey);
+  if ($("notice").dataset.key) notice($("notice").dataset.key, $("notice").classList.contains("bad"));
+  render();
+}
+$("lang").addEventListener("click", function () {
+  lang = lang === "zh" ? "en" : "zh";
+  localStorage.setItem("weclaw.lang", lang);
+  applyLang();
+});
+function setStatus(key) {
+  statusKey = key;
+  $("status").className = "status " + (key === "online" ? "online" : key === "offline" || key === "unpaired" ? "offline" : "connecting");
+  $("status-text").textContent = t(key);
+}
+// notice(textKey or error code as "err.x", bad)
+function notice(key, bad) {
+  const box = $("notice");
+  box.hidden = !key;
+  box.dataset.key = key || "";
+  box.className = "card notice" + (bad ? " bad" : "");
+  $("notice-text").textContent = key ? t(key) : "";
+}
+function showPaired(paired) {
+  $("pair-card").hidden = paired;
+  $("receive-card").hidden = !paired && files.size === 0;
+  $("send-card").hidden = !paired;
+}
 
-  // --- language ----------------------------------------------------------------------------------
-  function applyLang() {
-    document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
-    $("lang").textContent = lang === "zh" ? "EN" : "中文";
-    var nodes = document.querySelectorAll("[data-i18n]");
-    for (var i = 0; i < nodes.length; i++) nodes[i].textContent = t(nodes[i].getAttribute("data-i18n"));
-    setStatus(statusKey);
-    renderFoot();
-    renderIncoming();
-    renderOutgoing();
-  }
-  $("lang").addEventListener("click", function () {
-    lang = lang === "zh" ? "en" : "zh";
-    store.setItem("weclaw.lang", lang);
-    applyLang();
-  });
+// --- the pairing ------------------------------------------------------------------------------------
+function deviceName() {
+  const ua = navigator.userAgent || "";
+  const m = ua.match(/Android [\d.]+; ([^;)]+?)(?: Build|\))/);
+  if (m && m[1] && m[1] !== "K") return m[1].trim();
+  if (/iPhone/.test(ua)) return "iPhone";
+  if (/iPad/.test(ua)) return "iPad";
+  if (/Android/.test(ua)) return "Android";
+  return lang === "zh" ? "手机" : "Phone";
+}
 
-  function setStatus(key) {
-    statusKey = key;
-    $("status").className = "status " + (key === "online" ? "online" : key === "offline" || key === "unpaired" ? "offline" : "connecting");
-    $("status-text").textContent = t(key);
+async function pairWith(secret) {
+  setStatus("connecting");
+  showPaired(false);
+  notice("pairing", false);
+  try {
+    const granted = await proto.pair(secret, deviceName(), phoneId);
+    creds = granted;
+    await store.put("meta", creds, "creds");
+    notice("", false);
+    await connect();
+  } catch (e) {
+    setStatus(creds ? "offline" : "unpaired");
+    notice(e instanceof proto.LinkError && e.code ? "err." + e.code : "err.network", true);
+    if (creds) connect();
   }
-  function notice(text, bad) {
-    $("notice").hidden = !text;
-    $("notice").className = "card notice" + (bad ? " bad" : "");
-    $("notice-text").textContent = text || "";
-  }
-  function showPaired(paired) {
-    $("pair-card").hidden = paired;
-    $("receive-card").hidden = !paired;
-    $("send-card").hidden = !paired;
-  }
-  function renderFoot() {
-    var f = $("foot");
-    f.textContent = "";
-    if (!me) return;
-    f.appendChild(el("span", "", t("pairedAs", { name: me.device.name, desktop: me.desktop }) + " · "));
-    var a = el("a", "", t("forget"));
-    a.href = "#";
-    a.addEventListener("click", function (e) { e.preventDefault(); unpaired(""); });
-    f.appendChild(a);
-  }
+}
 
-  // --- HTTP --------------------------------------------------------------------------------------
-  function request(method, path, body) {
-    return new Promise(function (resolve, reject) {
-      var x = new XMLHttpRequest();
-      x.open(method, API + path);
-      if (token) x.setRequestHeader("Authorization", "Bearer " + token);
-      if (body !== undefined) x.setRequestHeader("Content-Type", "application/json");
-      x.onload = function () {
-        var data = null;
-        try { data = JSON.parse(x.responseText); } catch (e) { data = null; }
-        resolve({ status: x.status, data: data || {} });
-      };
-      x.onerror = function () { reject(new Error("network")); };
-      x.send(body === undefined ? null : JSON.stringify(body));
-    });
-  }
+async function forgetPairing(code) {
+  if (evAbort) { evAbort.abort(); evAbort = null; }
+  creds = null; link = null; me = null;
+  await store.del("meta", "creds");
+  showPaired(false);
+  setStatus("unpaired");
+  if (code) notice("err." + code, true);
+  render();
+}
 
-  function deviceName() {
-    var ua = navigator.userAgent || "";
-    var m = ua.match(/Android [\d.]+; ([^;)]+?)(?: Build|\))/);
-    if (m && m[1] && m[1] !== "K") return m[1].trim();
-    if (/iPhone/.test(ua)) return "iPhone";
-    if (/iPad/.test(ua)) return "iPad";
-    if (/Android/.test(ua)) return "Android";
-    return lang === "zh" ? "手机" : "Phone";
-  }
+async function unpairHere() {
+  const old = creds, oldLink = link;
+  await forgetPairing("");
+  try { if (oldLink) await oldLink.call("/unpair", {}); }
+  catch (e) { await store.put("meta", old, "pendingUnpair"); }   // told the next time the computer is reachable
+}
 
-  function pair(code) {
-    setStatus("connecting");
-    showPaired(false);
-    notice(t("pairing"), false);
-    return request("POST", "/pair", { token: code, name: deviceName() }).then(function (r) {
-      if (r.status === 200 && r.data.token) {
-        token = r.data.token;
-        store.setItem("weclaw.token", token);
-        notice("");
-        return connect();
-      }
-      setStatus("unpaired");
-      $("pair-card").hidden = false;
-      notice(t(r.data.code) !== r.data.code ? t(r.data.code) : (r.data.error || t("failed")), true);
-    }, function () {
-      setStatus("offline");
-      notice(t("network"), true);
-    });
-  }
+async function sendPendingUnpair() {
+  const pending = await store.get("meta", "pendingUnpair");
+  if (!pending) return;
+  try { await new proto.Link(pending).call("/unpair", {}); await store.del("meta", "pendingUnpair"); }
+  catch (e) { if (e instanceof proto.LinkError && e.status) await store.del("meta", "pendingUnpair"); }
+}
 
-  function unpaired(code) {
-    token = "";
-    me = null;
-    store.removeItem("weclaw.token");
-    if (es) { es.close(); es = null; }
-    offers = {};
-    showPaired(false);
-    setStatus("unpaired");
-    notice(code ? t(code) : "", true);
-    renderFoot();
-  }
+// --- connection --------------------------------------------------------------------------------------
+function reconnectSoon() {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(connect, backoff);
+  backoff = Math.min(backoff * 2, 15000);
+}
 
-  // --- live connection ---------------------------------------------------------------------------
-  function connect() {
-    if (!token || connecting) return Promise.resolve();
-    connecting = true;
-    clearTimeout(connTimer);
-    setStatus("connecting");
-    return request("GET", "/me").then(function (r) {
+async function connect() {
+  if (!creds || connecting) return;
+  connecting = true;
+  clearTimeout(retryTimer);
+  setStatus("connecting");
+  try {
+    link = new proto.Link(creds, { onRenew: async function (c) { creds = c; await store.put("meta", c, "creds"); } });
+    me = await link.open();
+    showPaired(true);
+    if (["err.session", "err.auth", "err.unknown", "err.network", "err.replay"].indexOf($("notice").dataset.key) >= 0) notice("", false);
+    await merge(await link.call("/state", {}));
+    startEvents();
+    backoff = 1000;
+    reportAcks();
+    resumeUploads();
+    pump();
+  } catch (e) {
+    link = null;
+    if (e instanceof proto.LinkError && e.trusted && (e.code === "revoked" || e.code === "expired")) {
       connecting = false;
-      if (r.status === 401) return unpaired(r.data.code === "expired" ? "expired" : "revoked");
-      if (r.status !== 200) throw new Error("status " + r.status);
-      me = r.data;
-      showPaired(true);
-      renderFoot();
-      openEvents();
-    }).catch(function () {
-      connecting = false;
-      setStatus("offline");
-      connTimer = setTimeout(connect, backoff);
-      backoff = Math.min(backoff * 2, 15000);
-    });
-  }
-
-  function openEvents() {
-    if (es) es.close();
-    es = new EventSource(API + "/events");   // the device cookie set by /me authenticates it
-    lastBeat = Date.now();
-    es.onopen = function () { lastBeat = Date.now(); backoff = 1000; setStatus("online"); };
-    es.onerror = function () {
-      if (!es) return;
-      if (es.readyState === 2) { es.close(); es = null; connTimer = setTimeout(connect, backoff); }
-      setStatus("offline");
-    };
-    function on(kind, fn) {
-      es.addEventListener(kind, function (e) {
-        lastBeat = Date.now();
-        setStatus("online");
-        fn(e.data ? JSON.parse(e.data) : {});
-      });
-    }
-    on("ping", function () {});
-    on("hello", function (d) {
-      offers = {};
-      d.offers.forEach(addOffer);
-      renderIncoming();
-    });
-    on("offer", function (d) { addOffer(d); renderIncoming(); });
-    on("cancel", function (d) {
-      var o = offers[d.session];
-      if (o) o.files.forEach(function (f) {
-        var s = local[key(d.session, f.id)];
-        if (s && !s.busy && s.state !== "delivered") s.state = "cancelled";
-      });
-      renderIncoming();
-    });
-    on("state", function (d) {
-      var s = local[key(d.session, d.file)];
-      if (s && d.state === "delivered") s.state = "delivered";
-      if (s && d.state === "failed" && s.state !== "delivered") s.state = "failed";
-      renderIncoming();
-    });
-    on("revoked", function () { unpaired("revoked"); });
-  }
-
-  // Phones freeze pages in the background: check the stream when the page comes back or goes quiet.
-  function watchdog() {
-    if (!token) return;
-    if (!es && !connecting) { connect(); return; }
-    if (es && Date.now() - lastBeat > STALE_MS) { es.close(); es = null; setStatus("offline"); connect(); }
-  }
-  setInterval(watchdog, 5000);
-  document.addEventListener("visibilitychange", function () { if (!document.hidden) watchdog(); });
-  window.addEventListener("online", function () { backoff = 1000; watchdog(); });
-  window.addEventListener("pageshow", watchdog);
-
-  // --- receiving ---------------------------------------------------------------------------------
-  function key(session, file) { return session + "/" + file; }
-
-  function addOffer(o) {
-    offers[o.session] = o;
-    o.files.forEach(function (f) {
-      var k = key(o.session, f.id);
-      if (!local[k]) local[k] = { state: f.state === "delivered" ? "delivered" : "waiting", progress: 0 };
-      if (!local[k].busy && $("auto").checked && local[k].state === "waiting") receive(o, f);
-    });
-  }
-
-  function renderIncoming() {
-    var list = $("incoming");
-    list.textContent = "";
-    var sessions = Object.keys(offers).sort(function (a, b) { return offers[b].created_at - offers[a].created_at; });
-    var count = 0;
-    sessions.forEach(function (sid) {
-      offers[sid].files.forEach(function (f) {
-        count++;
-        var s = local[key(sid, f.id)] || { state: "waiting", progress: 0 };
-        var li = el("li", "file");
-        li.setAttribute("data-key", key(sid, f.id));
-        li.setAttribute("data-file", f.name);
-        li.appendChild(el("div", "name", f.name));
-        var text = size(f.size) + " · ";
-        if (s.state === "downloading" || s.state === "verifying") text += t(s.state) + " " + Math.floor(s.progress * 100) + "%";
-        else text += s.detail ? s.detail : t(s.state);
-        var cls = s.state === "delivered" || s.state === "savedBrowser" ? " ok" : s.state === "failed" || s.state === "mismatch" ? " bad" : "";
-        var meta = el("div", "meta" + cls, text);
-        meta.setAttribute("data-state", s.state);
-        li.appendChild(meta);
-        if (!s.busy && s.state !== "cancelled") {
-          var b = el("button", "btn small act" + (s.state === "waiting" ? " primary" : ""),
-            t(s.state === "waiting" ? "download" : s.state === "failed" || s.state === "mismatch" ? "retry" : "again"));
-          b.type = "button";
-          b.addEventListener("click", function () { receive(offers[sid], f); });
-          li.appendChild(b);
-        }
-        if (s.busy) { var p = el("progress"); p.max = 1; p.value = s.progress; li.appendChild(p); }
-        list.appendChild(li);
-      });
-    });
-    $("incoming-empty").hidden = count > 0;
-  }
-
-  function fileUrl(o, f) {
-    return API + "/download?session=" + encodeURIComponent(o.session) + "&file=" + encodeURIComponent(f.id) +
-      "&token=" + encodeURIComponent(f.token);
-  }
-
-  function getRange(url, start, end, onProgress) {
-    return new Promise(function (resolve, reject) {
-      var x = new XMLHttpRequest();
-      x.open("GET", url);
-      x.responseType = "arraybuffer";
-      x.setRequestHeader("Authorization", "Bearer " + token);
-      x.setRequestHeader("Range", "bytes=" + start + "-" + end);
-      x.setRequestHeader("X-WeClaw-Verify", "1");
-      x.onprogress = function (e) { onProgress(e.loaded); };
-      x.onload = function () {
-        if (x.status === 206 || (x.status === 200 && start === 0)) resolve(x.response);
-        else { var err = new Error("http " + x.status); err.status = x.status; reject(err); }
-      };
-      x.onerror = function () { reject(new Error("network")); };
-      x.send();
-    });
-  }
-
-  function saveBlob(blob, name) {
-    var a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(function () { URL.revokeObjectURL(a.href); }, 60000);
-  }
-
-  function receive(o, f) {
-    var s = local[key(o.session, f.id)];
-    if (s.busy) return;
-    if (f.size > VERIFY_LIMIT) {       // let the browser's own download manager stream it to disk
-      var a = document.createElement("a");
-      a.href = fileUrl(o, f);
-      a.download = f.name;
-      document.body.appendChild(a); a.click(); a.remove();
-      s.state = "savedBrowser";
-      renderIncoming();
+      await forgetPairing(e.code);
       return;
     }
-    s.busy = true; s.state = "downloading"; s.progress = 0; s.detail = "";
-    renderIncoming();
-    var hasher = new Sha256(), parts = [], offset = 0, tries = 0, url = fileUrl(o, f);
-    function step() {
-      if (offset >= f.size) return Promise.resolve();
-      var end = Math.min(f.size, offset + CHUNK) - 1;
-      return getRange(url, offset, end, function (n) {
-        s.progress = (offset + n) / f.size; renderProgress(o, f, s);
-      }).then(function (buf) {
-        if (buf.byteLength !== end - offset + 1) throw new Error("short read");
-        hasher.update(new Uint8Array(buf));
-        parts.push(new Blob([buf]));  // the browser may keep finished parts on disk
-        offset = end + 1; tries = 0;
-        return step();
-      }, function (err) {
-        if (err.status === 401) { unpaired("revoked"); throw err; }
-        if (err.status === 403 || err.status === 404 || err.status === 410) throw err;
-        tries++;
-        if (tries > 8) throw err;
-        s.detail = t("network");
-        return sleep(Math.min(15000, 500 * Math.pow(2, tries))).then(step);  // resume at offset with Range
-      });
-    }
-    step().then(function () {
-      var digest = hasher.hex();
-      if (digest === f.sha256) saveBlob(new Blob(parts, { type: f.mime }), f.name);
-      return request("POST", "/ack", { session: o.session, file: f.id, token: f.token, sha256: digest }).then(function (r) {
-        s.state = r.data.state === "delivered" ? "delivered" : digest !== f.sha256 ? "mismatch" : "failed";
-      });
-    }).catch(function (err) {
-      s.state = err.status === 410 ? "cancelled" : "failed";
-    }).then(function () {
-      s.busy = false; s.detail = ""; parts = null;
-      renderIncoming();
-    });
+    setStatus("offline");
+    if (e instanceof proto.LinkError && (e.code === "unknown" || e.code === "auth")) notice("err." + e.code, true);
+    reconnectSoon();
+  } finally {
+    connecting = false;
   }
+}
 
-  function renderProgress(o, f, s) {
-    var items = $("incoming").querySelectorAll(".file");
-    for (var i = 0; i < items.length; i++) {
-      if (items[i].getAttribute("data-key") !== key(o.session, f.id)) continue;
-      var p = items[i].querySelector("progress");
-      if (p) p.value = s.progress;
-      var m = items[i].querySelector(".meta");
-      m.textContent = size(f.size) + " · " + (s.detail || t("downloading") + " " + Math.floor(s.progress * 100) + "%");
-    }
-  }
-
-  $("auto").checked = store.getItem("weclaw.auto") === "1";
-  $("auto").addEventListener("change", function () {
-    store.setItem("weclaw.auto", $("auto").checked ? "1" : "0");
-    if ($("auto").checked) Object.keys(offers).forEach(function (sid) { addOffer(offers[sid]); });
-    renderIncoming();
+function startEvents() {
+  if (evAbort) evAbort.abort();
+  const ac = new AbortController();
+  evAbort = ac;
+  lastBeat = Date.now();
+  link.events(onEvent, ac.signal).then(function () {
+    if (evAbort === ac) { evAbort = null; setStatus("offline"); reconnectSoon(); }
+  }, function () {
+    if (evAbort === ac) { evAbort = null; setStatus("offline"); reconnectSoon(); }
   });
+}
 
-  // --- sending -----------------------------------------------------------------------------------
-  var uploads = [];   // {id, file, state, progress, detail}
-  var upSeq = 0;
-
-  function renderOutgoing() {
-    var list = $("outgoing");
-    list.textContent = "";
-    uploads.slice().reverse().forEach(function (u) {
-      var li = el("li", "file");
-      li.appendChild(el("div", "name", u.file.name));
-      var text = size(u.file.size) + " · ";
-      if (u.state === "hashing" || u.state === "uploading") text += t(u.state) + " " + Math.floor(u.progress * 100) + "%";
-      else text += u.detail || t(u.state);
-      var meta = el("div", "meta" + (u.state === "sent" ? " ok" : u.state === "failed" ? " bad" : ""), text);
-      meta.setAttribute("data-state", u.state);
-      li.appendChild(meta);
-      if (u.state === "hashing" || u.state === "uploading") { var p = el("progress"); p.max = 1; p.value = u.progress; li.appendChild(p); }
-      list.appendChild(li);
-    });
-  }
-
-  function readSlice(file, start, end) {
-    var blob = file.slice(start, end);
-    if (blob.arrayBuffer) return blob.arrayBuffer();
-    return new Promise(function (resolve, reject) {
-      var r = new FileReader();
-      r.onload = function () { resolve(r.result); };
-      r.onerror = function () { reject(r.error); };
-      r.readAsArrayBuffer(blob);
-    });
-  }
-
-  function hashFile(u) {
-    var h = new Sha256(), off = 0, f = u.file;
-    function next() {
-      if (off >= f.size) return Promise.resolve(h.hex());
-      var end = Math.min(f.size, off + CHUNK);
-      return readSlice(f, off, end).then(function (buf) {
-        h.update(new Uint8Array(buf));
-        off = end; u.progress = off / f.size; renderOutgoing();
-        return next();
-      });
+async function onEvent(kind, data) {
+  lastBeat = Date.now();
+  if (statusKey !== "online") setStatus("online");
+  if (kind === "hello") { await merge(data); pump(); }
+  else if (kind === "offer") { await addOffer(data); render(); pump(); }
+  else if (kind === "cancel") {
+    for (const rec of files.values()) {
+      if (rec.offer === data.offer && (rec.state === "waiting" || rec.state === "downloading")) { rec.state = "cancelled"; await saveFile(rec); }
     }
-    return next();
+    render();
+  } else if (kind === "state") {
+    const rec = files.get(data.offer + "/" + data.file);
+    if (rec && data.state === "failed" && rec.state !== "saved" && rec.state !== "ready") { rec.state = "failed"; rec.error = "changed"; await saveFile(rec); render(); }
+  } else if (kind === "upload_cancel") {
+    for (const u of uploads.values()) if (u.upload === data.upload && u.state !== "sent") { u.state = "failed"; u.error = "cancelled"; await saveUpload(u); }
+    render();
+  } else if (kind === "revoked") {
+    await forgetPairing("revoked");
   }
+}
 
-  function put(u, session, fileToken) {
-    return new Promise(function (resolve, reject) {
-      var x = new XMLHttpRequest();
-      x.open("POST", API + "/upload?session=" + encodeURIComponent(session) + "&file=" + encodeURIComponent(u.id) +
-        "&token=" + encodeURIComponent(fileToken));
-      x.setRequestHeader("Authorization", "Bearer " + token);
-      x.setRequestHeader("Content-Type", "application/octet-stream");
-      x.upload.onprogress = function (e) { if (e.lengthComputable) { u.progress = e.loaded / e.total; renderOutgoing(); } };
-      x.onload = function () {
-        var d = {};
-        try { d = JSON.parse(x.responseText); } catch (e) { d = {}; }
-        if (x.status === 200) resolve(d);
-        else { var err = new Error(d.error || "http " + x.status); err.status = x.status; err.code = d.code; reject(err); }
+// Phones freeze pages in the background: check the stream when the page comes back or goes quiet.
+function watchdog() {
+  if (!creds) return;
+  if (!link && !connecting) { connect(); return; }
+  if (evAbort && Date.now() - lastBeat > STALE_MS) { evAbort.abort(); evAbort = null; setStatus("offline"); connect(); }
+}
+setInterval(watchdog, 5000);
+document.addEventListener("visibilitychange", function () { if (!document.hidden) watchdog(); });
+window.addEventListener("online", function () { backoff = 1000; watchdog(); });
+window.addEventListener("pageshow", watchdog);
+
+// --- received files ----------------------------------------------------------------------------------
+function saveFile(rec) { return store.put("files", rec); }
+
+async function addOffer(o) {
+  for (const f of o.files) {
+    const key = o.offer + "/" + f.id;
+    if (files.has(key)) continue;
+    const rec = { key: key, offer: o.offer, id: f.id, name: f.name, size: f.size, mime: f.mime || "application/octet-stream",
+      records: f.records, fileKey: f.key, state: "waiting", have: 0, crc: null, at: o.created_at || Date.now() / 1000,
+      want: false, reported: "", error: "" };
+    files.set(key, rec);
+    await saveFile(rec);
+  }
+}
+
+async function merge(snapshot) {
+  if (snapshot.desktop && me) me.desktop = snapshot.desktop;
+  const offered = new Set();
+  for (const o of snapshot.offers || []) {
+    await addOffer(o);
+    o.files.forEach(function (f) { offered.add(o.offer + "/" + f.id); });
+  }
+  for (const rec of files.values()) {
+    if ((rec.state === "waiting" || rec.state === "downloading") && !offered.has(rec.key) && !busy.has(rec.key)) {
+      rec.state = "cancelled"; await saveFile(rec);
+    }
+  }
+  for (const up of snapshot.uploads || []) {
+    for (const u of uploads.values()) {
+      const st = up.files[u.id];
+      if (u.upload === up.upload && st && u.state !== "sent") u.sent = st.received;
+    }
+  }
+  render();
+}
+
+function auto() { return $("auto").checked; }
+
+// Downloads run one at a time, oldest first: the ones started by a tap, then (if on) all the others.
+async function pump() {
+  if (pumping) return;
+  pumping = true;
+  try {
+    for (;;) {
+      if (!link) return;
+      const next = Array.from(files.values()).filter(function (r) {
+        return !busy.has(r.key) && (r.state === "downloading" || (r.state === "waiting" && (r.want || auto())));
+      }).sort(function (a, b) { return (b.want - a.want) || (a.at - b.at); })[0];
+      if (!next) return;
+      await fetchFile(next);
+    }
+  } finally { pumping = false; }
+}
+
+async function fetchFile(rec) {
+  busy.add(rec.key);
+  rec.state = "downloading"; rec.error = ""; rec.detail = "";
+  await saveFile(rec);
+  render();
+  let tries = 0;
+  try {
+    while (rec.have < rec.records) {
+      let group = [], groupStart = rec.have;
+      const onRecord = async function (i, plain) {
+        if (!group.length) groupStart = i;
+        group.push(plain);
+        showProgress(rec, i + 1);
+        if (group.length === GROUP || i === rec.records - 1) {
+          const updated = Object.assign({}, rec, { have: i + 1 });
+          await store.putChunk(rec.key, groupStart, new Blob(group), updated);
+          group = [];
+          rec.have = i + 1;
+        }
       };
-      x.onerror = function () { reject(new Error("network")); };
-      x.send(u.file);   // streamed from the phone's storage by the browser
-    });
+      try {
+        if (!link) throw new proto.LinkError(0, "network");
+        await link.download(rec.offer, { id: rec.id, key: rec.fileKey, size: rec.size }, rec.have, onRecord);
+        tries = 0;
+        if (rec.have < rec.records) throw new proto.LinkError(0, "network", "the download ended early");
+      } catch (e) {
+        const code = e instanceof proto.LinkError ? e.code : (e && e.name === "QuotaExceededError" ? "storage" : "network");
+        if (FATAL[code] || code === "storage") {
+          rec.state = code === "cancelled" ? "cancelled" : "failed"; rec.error = code;
+          await saveFile(rec); render();
+          return;
+        }
+        rec.detail = code === "damaged" ? "damaged" : "network";
+        render();
+        if (++tries > 6) { rec.state = "failed"; rec.error = code; await saveFile(rec); render(); return; }
+        await sleep(Math.min(8000, 400 * Math.pow(2, tries)));
+        if (!link) return;   // offline: the connection comes back and pump() resumes this file
+      }
+    }
+    rec.state = "ready"; rec.detail = ""; rec.want = false; rec.crc = null;
+    await saveFile(rec);
+    blobs.set(rec.key, await store.fileBlob(rec.key, rec.mime));
+    render();
+    reportAcks();
+    checksums();
+  } finally {
+    busy.delete(rec.key);
   }
+}
 
-  function send(fileList) {
-    var batch = Array.prototype.slice.call(fileList).map(function (file) {
-      var u = { id: "f" + (++upSeq), file: file, state: "queued", progress: 0, detail: "" };
-      uploads.push(u);
-      return u;
-    });
-    renderOutgoing();
-    var chain = Promise.resolve();
-    batch.forEach(function (u) {
-      chain = chain.then(function () { u.state = "hashing"; return hashFile(u); }).then(function (digest) { u.sha256 = digest; });
-    });
-    return chain.then(function () {
-      batch.forEach(function (u) { u.state = "queued"; u.progress = 0; });
-      renderOutgoing();
-      return request("POST", "/upload/prepare", { files: batch.map(function (u) {
-        return { id: u.id, name: u.file.name, size: u.file.size, sha256: u.sha256, mime: u.file.type || "" };
-      }) });
-    }).then(function (r) {
-      if (r.status === 401) { unpaired(r.data.code === "expired" ? "expired" : "revoked"); throw new Error("unpaired"); }
-      if (r.status !== 200) { var e = new Error(r.data.error); e.code = r.data.code; throw e; }
-      var seq = Promise.resolve();
-      batch.forEach(function (u) {
-        seq = seq.then(function () { return upload(u, r.data.session, r.data.files[u.id], 0); });
+// CRC-32 for the ZIP, computed after a file is complete (off the download's path), a slice at a time.
+let summing = false;
+async function checksums() {
+  if (summing) return;
+  summing = true;
+  try {
+    for (;;) {
+      const rec = Array.from(files.values()).find(function (r) {
+        return (r.state === "ready" || r.state === "saved") && typeof r.crc !== "number";
       });
-      return seq;
-    }).catch(function (err) {
-      batch.forEach(function (u) {
-        if (u.state !== "sent") { u.state = "failed"; u.detail = t("upErr") + ": " + (err.code && T.en[err.code] ? t(err.code) : err.message); }
+      if (!rec) return;
+      const blob = await blobOf(rec);
+      let crc = 0;
+      for (let off = 0; off < blob.size; off += 4 << 20) {
+        crc = crc32(crc, new Uint8Array(await blob.slice(off, off + (4 << 20)).arrayBuffer()));
+      }
+      rec.crc = crc;
+      await saveFile(rec);
+      renderIncoming();
+    }
+  } finally { summing = false; }
+}
+
+function showProgress(rec, have) {
+  const li = document.querySelector("#incoming li[data-key='" + rec.key + "']");
+  if (!li) return;
+  const p = li.querySelector("progress");
+  if (p) p.value = have / rec.records;
+  const m = li.querySelector(".meta");
+  if (m) m.textContent = size(rec.size) + " · " + t("st.downloading") + " " + Math.floor((100 * have) / rec.records) + "%";
+}
+
+// What the computer has not heard yet: files held ("ready") and saves started ("saved").
+let reporting = false, reportAgain = false;
+async function reportAcks() {
+  if (reporting) { reportAgain = true; return; }   // the running round picks up what changed meanwhile
+  if (!link) return;
+  reporting = true;
+  try {
+    do {
+      reportAgain = false;
+      const due = Array.from(files.values()).filter(function (r) {
+        return (r.state === "ready" || r.state === "saved") && r.reported !== r.state;
       });
-      renderOutgoing();
-    });
+      for (let i = 0; i < due.length; i += 100) {
+        const part = due.slice(i, i + 100);
+        const items = part.map(function (r) { return { offer: r.offer, file: r.id, state: r.state }; });
+        try { await link.call("/ack", { items: items }); }
+        catch (e) { if (!(e instanceof proto.LinkError) || !e.status || e.status === 401) return; }
+        for (let k = 0; k < part.length; k++) { part[k].reported = items[k].state; await saveFile(part[k]); }
+      }
+    } while (reportAgain && link);
+  } finally { reporting = false; }
+}
+
+async function blobOf(rec) {
+  let b = blobs.get(rec.key);
+  if (!b) { b = await store.fileBlob(rec.key, rec.mime); blobs.set(rec.key, b); }
+  return b;
+}
+
+function clickSave(blob, name) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(function () { URL.revokeObjectURL(a.href); }, 120000);
+}
+
+async function saveOne(rec) {
+  const ready = blobs.get(rec.key);
+  const blob = ready || await blobOf(rec);
+  const active = userActive();
+  clickSave(blob, rec.name);
+  if (active && rec.state === "ready") { rec.state = "saved"; await saveFile(rec); render(); reportAcks(); }
+}
+
+function readyToSave() { return Array.from(files.values()).filter(function (r) { return r.state === "ready"; }); }
+
+async function saveAll() {
+  const ready = readyToSave();
+  for (const r of ready) await blobOf(r);
+  const zip = makeZip(ready.map(function (r) { return { name: r.name, blob: blobs.get(r.key), size: r.size, crc: r.crc }; }));
+  const active = userActive();
+  const d = new Date();
+  const stamp = d.getFullYear() + String(d.getMonth() + 1).padStart(2, "0") + String(d.getDate()).padStart(2, "0") +
+    "-" + String(d.getHours()).padStart(2, "0") + String(d.getMinutes()).padStart(2, "0");
+  clickSave(zip, "WeClaw-" + stamp + ".zip");
+  if (!active) return;
+  for (const r of ready) { r.state = "saved"; await saveFile(r); }
+  render();
+  reportAcks();
+}
+
+$("auto").checked = localStorage.getItem("weclaw.auto") === "1";
+$("auto").addEventListener("change", function () {
+  localStorage.setItem("weclaw.auto", auto() ? "1" : "0");
+  pump();
+});
+$("save-all").addEventListener("click", function () { saveAll(); });
+
+// --- sent files ----------------------------------------------------------------------------------------
+function saveUpload(u) { return store.put("uploads", Object.assign({}, u, { blob: undefined })).catch(function () {}); }
+
+async function addUploads(list) {
+  const batch = [];
+  for (const file of Array.from(list)) {
+    const u = { id: "u" + proto.b64e(proto.rand(9)), name: file.name, size: file.size, type: file.type || "",
+      lastModified: file.lastModified || 0, state: "queued", sent: 0, upload: "", key: "", at: Date.now() / 1000,
+      error: "", savedAs: "" };
+    heldFiles.set(u.id, file);
+    uploads.set(u.id, u);
+    try { await store.put("uploads", Object.assign({}, u, { blob: file })); u.stored = true; }
+    catch (e) { await saveUpload(u); }
+    batch.push(u);
   }
+  render();
+  await prepare(batch);
+}
 
-  function upload(u, session, fileToken, attempt) {
-    u.state = "uploading"; u.progress = 0; renderOutgoing();
-    return put(u, session, fileToken).then(function (d) {
-      u.state = d.sha256 === u.sha256 ? "sent" : "failed";
-      if (u.state === "failed") u.detail = t("mismatch");
-      renderOutgoing();
-    }, function (err) {
-      if (!err.status && attempt < 3) { u.detail = t("network"); return sleep(2000 * (attempt + 1)).then(function () { return upload(u, session, fileToken, attempt + 1); }); }
-      u.state = "failed";
-      u.detail = err.code === "sha_mismatch" ? t("mismatch") : t("upErr") + ": " + err.message;
-      renderOutgoing();
-    });
+async function prepare(batch) {
+  if (!batch.length) return;
+  try {
+    if (!link) throw new proto.LinkError(0, "network");
+    const r = await link.call("/upload/prepare", { files: batch.map(function (u) {
+      return { id: u.id, name: u.name, size: u.size, mime: u.type };
+    }) });
+    for (const u of batch) { u.upload = r.upload; u.key = r.files[u.id]; u.sent = 0; u.error = ""; await keepUpload(u); }
+  } catch (e) {
+    for (const u of batch) { u.state = "failed"; u.error = e instanceof proto.LinkError && e.code ? e.code : "network"; await keepUpload(u); }
+    render();
+    return;
   }
+  for (const u of batch) await sendOne(u);
+}
 
-  $("pick").addEventListener("change", function (e) { if (e.target.files.length) send(e.target.files); e.target.value = ""; });
-  $("camera").addEventListener("change", function (e) { if (e.target.files.length) send(e.target.files); e.target.value = ""; });
+// Saves the record; keeps the File next to it when the browser allows (so a reload can continue).
+async function keepUpload(u) {
+  const file = heldFiles.get(u.id);
+  if (u.stored && file) {
+    try { await store.put("uploads", Object.assign({}, u, { blob: file })); return; } catch (e) { u.stored = false; }
+  }
+  await saveUpload(u);
+}
 
-  // --- start -------------------------------------------------------------------------------------
+async function fileOf(u) {
+  if (heldFiles.has(u.id)) return heldFiles.get(u.id);
+  const saved = await store.get("uploads", u.id);
+  if (saved && saved.blob) { heldFiles.set(u.id, saved.blob); return saved.blob; }
+  return null;
+}
+
+const upBusy = new Set();
+
+async function sendOne(u) {
+  if (upBusy.has(u.id)) return;
+  upBusy.add(u.id);
+  try {
+    const file = await fileOf(u);
+    if (!file) { u.state = "needsFile"; await saveUpload(u); render(); return; }
+    u.state = "uploading"; u.error = ""; u.detail = "";
+    render();
+    const records = proto.recordCount(u.size);
+    let tries = 0;
+    const read = async function (i) {
+      const start = i * proto.RECORD;
+      return new Uint8Array(await file.slice(start, start + proto.recordLen(u.size, i)).arrayBuffer());
+    };
+    while (u.state === "uploading") {
+      try {
+        if (!link) throw new proto.LinkError(0, "network");
+        const r = await link.upload(u.upload, u.id, u.key, u.size, u.sent, UP_BATCH, read);
+        tries = 0; u.detail = "";
+        if (r.done) { u.sent = records; u.state = "sent"; u.savedAs = r.name || ""; }
+        else u.sent = r.received;
+        await saveUpload(u);
+        renderUploadProgress(u);
+      } catch (e) {
+        const code = e instanceof proto.LinkError ? e.code : "network";
+        if (code === "order" && e.data && typeof e.data.received === "number") { u.sent = e.data.received; continue; }
+        if (code === "finished") { u.state = "sent"; await saveUpload(u); break; }
+        if (FATAL[code]) { u.state = "failed"; u.error = code; await saveUpload(u); break; }
+        u.detail = "network"; renderUploadProgress(u);
+        if (!link) return;   // the computer is away: the upload continues when the page reconnects
+        if (++tries > 6) { u.state = "failed"; u.error = code; await saveUpload(u); break; }
+        await sleep(Math.min(8000, 500 * Math.pow(2, tries)));
+      }
+    }
+    if (u.state === "sent") { heldFiles.delete(u.id); await saveUpload(u); }
+    render();
+  } finally {
+    upBusy.delete(u.id);
+  }
+}
+
+async function retryUpload(u) {
+  if (!link) return;
+  if (!u.upload || u.error === "not_found" || u.error === "cancelled") { u.upload = ""; await prepare([u]); return; }
+  try {
+    const st = await link.call("/upload/status", { upload: u.upload });
+    u.sent = st.files[u.id] ? st.files[u.id].received : 0;
+  } catch (e) { u.upload = ""; await prepare([u]); return; }
+  await sendOne(u);
+}
+
+async function resumeUploads() {
+  for (const u of uploads.values()) {
+    if (u.state === "uploading" || u.state === "queued") await retryUpload(u);
+  }
+}
+
+function pickAgain(u) {
+  const input = document.createElement("input");
+  input.type = "file";
+  input.addEventListener("change", function () {
+    const file = input.files && input.files[0];
+    if (!file) return;
+    if (file.name !== u.name || file.size !== u.size) { u.detail = "resume"; render(); return; }
+    heldFiles.set(u.id, file);
+    u.state = "uploading";
+    retryUpload(u);
+  });
+  input.click();
+}
+
+$("pick").addEventListener("change", function (e) { if (e.target.files.length) addUploads(e.target.files); e.target.value = ""; });
+$("camera").addEventListener("change", function (e) { if (e.target.files.length) addUploads(e.target.files); e.target.value = ""; });
+
+// --- rendering ----------------------------------------------------------------------------------------
+function button(label, primary, fn) {
+  const b = el("button", "btn small act" + (primary ? " primary" : ""), label);
+  b.type = "button";
+  b.addEventListener("click", fn);
+  return b;
+}
+
+function render() {
+  renderIncoming();
+  renderOutgoing();
+  renderFoot();
+}
+
+function renderIncoming() {
+  const list = $("incoming");
+  list.textContent = "";
+  const recs = Array.from(files.values()).sort(function (a, b) { return b.at - a.at || (a.key < b.key ? -1 : 1); });
+  recs.forEach(function (rec) {
+    const li = el("li", "file");
+    li.setAttribute("data-key", rec.key);
+    li.setAttribute("data-file", rec.name);
+    li.appendChild(el("div", "name", rec.name));
+    let text = size(rec.size) + " · ";
+    if (rec.state === "downloading") text += rec.detail ? t(rec.detail === "damaged" ? "damaged" : "network") : t("st.downloading") + " " + Math.floor((100 * rec.have) / rec.records) + "%";
+    else if (rec.state === "failed") text += rec.error ? t("failedWith", { why: errorText(lang, rec.error) }) : t("st.failed");
+    else text += t("st." + rec.state);
+    const cls = rec.state === "saved" ? " ok" : rec.state === "failed" ? " bad" : rec.state === "ready" ? " ready" : "";
+    const meta = el("div", "meta" + cls, text);
+    meta.setAttribute("data-state", rec.state);
+    li.appendChild(meta);
+    if (rec.state === "waiting") li.appendChild(button(t("download"), true, function () { rec.want = true; pump(); }));
+    else if (rec.state === "ready") li.appendChild(button(t("save"), true, function () { saveOne(rec); }));
+    else if (rec.state === "saved") li.appendChild(button(t("saveAgain"), false, function () { saveOne(rec); }));
+    else if (rec.state === "failed" && !FATAL[rec.error]) li.appendChild(button(t("retry"), false, function () { rec.state = "waiting"; rec.want = true; pump(); }));
+    if (rec.state === "downloading") { const p = el("progress"); p.max = 1; p.value = rec.have / rec.records; li.appendChild(p); }
+    list.appendChild(li);
+  });
+  $("incoming-empty").hidden = recs.length > 0;
+  const ready = readyToSave();
+  const total = ready.reduce(function (n, r) { return n + r.size + 100 + r.name.length * 2; }, 22);
+  const summed = ready.every(function (r) { return typeof r.crc === "number"; });
+  $("save-all-bar").hidden = ready.length < 2 || total > ZIP_LIMIT || !summed;
+  $("save-all").textContent = t("saveAll", { n: ready.length });
+  $("save-all-hint").textContent = t("saveAllHint");
+}
+
+function renderUploadProgress(u) {
+  const li = document.querySelector("#outgoing li[data-id='" + u.id + "']");
+  if (!li) { render(); return; }
+  const records = proto.recordCount(u.size);
+  const p = li.querySelector("progress");
+  if (p) p.value = u.sent / records;
+  const m = li.querySelector(".meta");
+  if (m) m.textContent = size(u.size) + " · " + (u.detail ? t(u.detail) : t("st.uploading") + " " + Math.floor((100 * u.sent) / records) + "%");
+}
+
+function renderOutgoing() {
+  const list = $("outgoing");
+  list.textContent = "";
+  const ups = Array.from(uploads.values()).sort(function (a, b) { return b.at - a.at; });
+  ups.forEach(function (u) {
+    const li = el("li", "file");
+    li.setAttribute("data-id", u.id);
+    li.setAttribute("data-file", u.name);
+    li.appendChild(el("div", "name", u.name));
+    const records = proto.recordCount(u.size);
+    let text = size(u.size) + " · ";
+    if (u.state === "uploading") text += u.detail ? t(u.detail) : t("st.uploading") + " " + Math.floor((100 * u.sent) / records) + "%";
+    else if (u.state === "failed") text += t("upErr", { why: errorText(lang, u.error || "network") });
+    else if (u.state === "sent") text += t("st.sent") + (u.savedAs && u.savedAs !== u.name ? " · " + t("sentTo", { name: u.savedAs }) : "");
+    else text += t("st." + u.state);
+    const meta = el("div", "meta" + (u.state === "sent" ? " ok" : u.state === "failed" ? " bad" : ""), text);
+    meta.setAttribute("data-state", u.state);
+    li.appendChild(meta);
+    if (u.state === "failed" && u.error !== "too_large") li.appendChild(button(t("retry"), true, function () { u.state = "uploading"; retryUpload(u); }));
+    if (u.state === "needsFile") li.appendChild(button(t("resume"), true, function () { pickAgain(u); }));
+    if (u.state === "uploading") { const p = el("progress"); p.max = 1; p.value = u.sent / records; li.appendChild(p); }
+    list.appendChild(li);
+  });
+  $("outgoing-empty").hidden = ups.length > 0;
+}
+
+function renderFoot() {
+  const f = $("foot");
+  f.textContent = "";
+  if (!store.persistent()) f.appendChild(el("div", "warn", t("noStorage")));
+  if (!creds) return;
+  const name = (me && me.name) || creds.name || "";
+  const desktop = (me && me.desktop) || creds.desktop || "";
+  if (confirmUnpair) {
+    f.appendChild(el("span", "", t("forgetAsk", { desktop: desktop }) + " "));
+    f.appendChild(button(t("forget"), true, function () { confirmUnpair = false; unpairHere(); }));
+    f.appendChild(button("✕", false, function () { confirmUnpair = false; renderFoot(); }));
+    return;
+  }
+  f.appendChild(el("span", "", t("pairedAs", { name: name, desktop: desktop }) + " · "));
+  const a = el("a", "", t("forget"));
+  a.href = "#";
+  a.id = "unpair";
+  a.addEventListener("click", function (e) { e.preventDefault(); confirmUnpair = true; renderFoot(); });
+  f.appendChild(a);
+}
+
+// --- start --------------------------------------------------------------------------------------------
+async function start() {
   applyLang();
-  function codeFromHash() {
-    var m = location.hash.match(/[#&]t=([A-Za-z0-9_-]+)/);
-    if (!m) return false;
-    history.replaceState(null, "", location.pathname);   // the one-time code leaves the address bar
-    if (es) { es.close(); es = null; }
-    pair(m[1]);
-    return true;
-  }
-  // A new QR code scanned while this page is open only changes the #fragment: pair again.
-  window.addEventListener("hashchange", codeFromHash);
-  if (codeFromHash()) {
-    // pairing
-  } else if (token) {
-    connect();
+  await store.open();
+  phoneId = await store.get("meta", "phone");
+  if (!phoneId) { phoneId = proto.b64e(proto.rand(16)); await store.put("meta", phoneId, "phone"); }
+  creds = (await store.get("meta", "creds")) || null;
+  (await store.all("files")).forEach(function (r) { files.set(r.key, r); });
+  (await store.all("uploads")).forEach(function (u) { u.stored = !!u.blob; delete u.blob; uploads.set(u.id, u); });
+  for (const u of uploads.values()) if (u.state === "uploading" && !u.stored && !heldFiles.has(u.id)) u.state = "needsFile";
+  render();
+  checksums();
+  sendPendingUnpair();
+  const secret = proto.secretFromHash(location.hash);
+  if (secret) {
+    history.replaceState(null, "", location.pathname);   // the secret leaves the address bar at once
+    await pairWith(secret);
+  } else if (creds) {
+    showPaired(true);
+    await connect();
   } else {
     showPaired(false);
     setStatus("unpaired");
   }
-  window.weclaw = { state: function () { return { token: !!token, status: statusKey, offers: offers, local: local, uploads: uploads }; } };
-})();
+}
+// A new QR code scanned while this page is open only changes the #fragment: pair again.
+window.addEventListener("hashchange", function () {
+  const secret = proto.secretFromHash(location.hash);
+  if (!secret) return;
+  history.replaceState(null, "", location.pathname);
+  if (evAbort) { evAbort.abort(); evAbort = null; }
+  link = null;
+  pairWith(secret);
+});
+
+window.weclaw = {
+  state: function () {
+    return { paired: !!creds, status: statusKey, persistent: store.persistent(),
+             files: Array.from(files.values()).map(function (r) { return Object.assign({}, r); }),
+             uploads: Array.from(uploads.values()).map(function (u) { return Object.assign({}, u); }) };
+  },
+  proto: proto,
+  crc32: crc32,
+  makeZip: makeZip,
+  ready: start(),
+};

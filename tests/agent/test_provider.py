@@ -57,12 +57,11 @@ async def test_parallel_calls_assembled_by_index_even_interleaved(fake_openai: F
 
 
 def test_assembler_without_index_or_id() -> None:
-    from types import SimpleNamespace as NS
-
+    """Servers that omit index (and sometimes id) still get whole calls; a missing id is made up."""
     a = CallAssembler()
-    a.add(NS(index=None, id="x1", function=NS(name="f", arguments='{"a"')))
-    a.add(NS(index=None, id="x1", function=NS(name=None, arguments=": 1}")))
-    a.add(NS(index=None, id=None, function=NS(name="g", arguments="{}")))
+    a.add({"index": None, "id": "x1", "function": {"name": "f", "arguments": '{"a"'}})
+    a.add({"index": None, "id": "x1", "function": {"name": None, "arguments": ": 1}"}})
+    a.add({"index": None, "id": None, "function": {"name": "g", "arguments": "{}"}})
     calls = a.calls()
     assert [(c.id, c.name, c.arguments) for c in calls[:1]] == [("x1", "f", '{"a": 1}')]
     assert calls[1].name == "g" and calls[1].id.startswith("call_1_")

@@ -313,19 +313,23 @@ async def test_concurrent_turn_in_the_same_session_is_refused(fake_openai: FakeO
 
 
 async def test_a_storage_failure_ends_the_turn_clearly(fake_openai: FakeOpenAI, make_runtime, monkeypatch) -> None:
-    import sqlite3
+    """A full disk while storing the answer: the turn ends with the storage message (kind "storage", not
+    "Internal error"), the session stays usable and the next turn is stored normally."""
+    from pathlib import Path
+
+    from weclaw_desktop.storage.faults import Fault, StorageError
 
     rt = await make_runtime()
     original = rt.history.add_assistant
 
     async def full_disk(*args, **kwargs):
-        raise sqlite3.OperationalError("database or disk is full")
+        raise StorageError(Fault.FULL, Path(rt.db.path), "database or disk is full")
 
     monkeypatch.setattr(rt.history, "add_assistant", full_disk)
     fake_openai.push(text_reply("lost"))
     done, events, sid = await run_turn(rt, "hi")
-    assert done.reason == "error" and done.message == "Internal error: OperationalError: database or disk is full"
-    assert of(events, "error_occurred")[0].kind == "internal"
+    assert done.reason == "error" and done.message.startswith(f"The disk holding {rt.db.path} is full")
+    assert of(events, "error_occurred")[0].kind == "storage"
     assert await rt.history.turn_status(done.run_id) == "error"
 
     monkeypatch.setattr(rt.history, "add_assistant", original)

@@ -48,19 +48,18 @@ class PhoneTab:
         self.context = context
         self.page = page
         self.downloads: list[Any] = []
-        self.requests: list[tuple[str, str]] = []  # (url, Range header) of file downloads
+        self.requests: list[tuple[str, str]] = []  # urls of file downloads
+        self.console: list[str] = []
         page.on("download", lambda d: self.downloads.append(d))
 
     def file_row(self, name: str) -> str:
         return f"#incoming li[data-file='{name}']"
 
     def state_of(self, name: str, section: str = "#incoming") -> str:
-        loc = self.page.locator(f"{section} li[data-file='{name}'] .meta") if section == "#incoming" else None
-        if loc is None:
-            loc = self.page.locator(f"{section} li", has_text=name).locator(".meta")
-        return str(loc.first.get_attribute("data-state"))
+        loc = self.page.locator(f"{section} li[data-file='{name}'] .meta")
+        return str(loc.first.get_attribute("data-state", timeout=2000)) if loc.count() else ""
 
-    def wait_state(self, name: str, state: str, section: str = "#incoming", timeout_s: float = 15) -> None:
+    def wait_state(self, name: str, state: str, section: str = "#incoming", timeout_s: float = 20) -> None:
         until_sync(
             lambda: self.state_of(name, section) == state,
             within=timeout_s,
@@ -69,7 +68,14 @@ class PhoneTab:
             pause=self._pause,
         )
 
-    def save_download(self, name: str, dest: Path, timeout_s: float = 15) -> Path:
+    def tap(self, name: str, section: str = "#incoming") -> None:
+        """Tap the row's button (a real click: the page gets a user activation)."""
+        self.page.click(f"{section} li[data-file='{name}'] button")
+
+    def state(self) -> dict[str, Any]:
+        return dict(self.page.evaluate("window.weclaw.state()"))
+
+    def save_download(self, name: str, dest: Path, timeout_s: float = 20) -> Path:
         found = until_sync(
             lambda: [d for d in self.downloads if d.suggested_filename == name],
             within=timeout_s,
@@ -86,28 +92,33 @@ class PhoneTab:
 
 
 class Browser:
-    def __init__(self) -> None:
+    def __init__(self, extra_args: list[str] | None = None) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="chromium")
-        self._pool.submit(self._start).result()
+        self._pool.submit(self._start, extra_args or []).result()
 
-    def _start(self) -> None:
+    def _start(self, extra_args: list[str]) -> None:
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
         self.devices = self._pw.devices
-        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=ARGS + extra_args)
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.wrap_future(self._pool.submit(fn, *args))
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.wrap_future(self._pool.submit(fn, *args, **kwargs))
 
-    def open_phone(self, url: str, locale: str = "en-US", width: int | None = None) -> PhoneTab:
-        """(browser thread) A new phone that opens ``url``."""
-        profile = dict(self.devices["Pixel 7"])
+    def open_phone(
+        self, url: str, locale: str = "en-US", width: int | None = None, device: str = "Pixel 7"
+    ) -> PhoneTab:
+        """(browser thread) A new phone (a Playwright device profile) that opens ``url``."""
+        profile = dict(self.devices[device])
+        profile.pop("default_browser_type", None)
         if width is not None:
             profile["viewport"] = {"width": width, "height": 780}
         context = self.browser.new_context(**profile, accept_downloads=True, locale=locale)
         page = context.new_page()
         tab = PhoneTab(context, page)
+        page.on("console", lambda m: tab.console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: tab.console.append(f"pageerror: {e}"))
         page.goto(url)
         return tab
 

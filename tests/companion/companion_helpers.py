@@ -1,4 +1,5 @@
-"""Helpers for the phone-link tests: a phone-like HTTP client and a rig around a real CompanionService."""
+"""Helpers for the phone-link tests: the Python phone (:mod:`weclaw_desktop.companion.client`) and a rig
+around a real CompanionService on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -12,28 +13,9 @@ import aiohttp
 from polling import until
 
 from weclaw_desktop.companion import CompanionEvent, CompanionService
+from weclaw_desktop.companion.client import Phone, Refused, pair_phone
 
-
-@dataclass
-class Phone:
-    """A paired phone, talking to the API as the page does."""
-
-    http: aiohttp.ClientSession
-    base: str
-    token: str
-    device_id: str
-
-    @property
-    def auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
-
-    async def get(self, path: str, **kw: Any) -> aiohttp.ClientResponse:
-        headers = {**self.auth, **kw.pop("headers", {})}
-        return await self.http.get(self.base + path, headers=headers, **kw)
-
-    async def post(self, path: str, **kw: Any) -> aiohttp.ClientResponse:
-        headers = {**self.auth, **kw.pop("headers", {})}
-        return await self.http.post(self.base + path, headers=headers, **kw)
+__all__ = ["MemorySecrets", "Phone", "Refused", "Rig", "make_file", "pair_phone", "sha", "wait_for"]
 
 
 @dataclass
@@ -47,12 +29,8 @@ class Rig:
     def base(self) -> str:
         return self.service.base_url
 
-    async def pair(self, name: str = "Test phone") -> Phone:
-        code = self.service.new_pairing_code()
-        async with self.http.post(self.base + "/api/v1/pair", json={"token": code.token, "name": name}) as r:
-            assert r.status == 200, await r.text()
-            body = await r.json()
-        return Phone(self.http, self.base, body["token"], body["device"]["id"])
+    async def pair(self, name: str = "Test phone", phone_id: str | None = None) -> Phone:
+        return await pair_phone(self.http, self.service.new_pairing_code().url, name, phone_id)
 
     def kinds(self) -> list[str]:
         return [e.kind.value for e in self.events]
@@ -71,3 +49,19 @@ def sha(data: bytes) -> str:
 
 async def wait_for(predicate: Any, within: float = 5.0) -> None:
     await until(predicate, within=within, interval=0.02, message="condition not met in time")
+
+
+class MemorySecrets:
+    """The keyring as the service sees it (persistent), in memory."""
+
+    persistent = True
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def set(self, name: str, value: str) -> bool:
+        self.values[name] = value
+        return True

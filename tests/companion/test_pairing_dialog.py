@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from companion_helpers import Rig, wait_for
+from companion_helpers import Refused, Rig, pair_phone, wait_for
 from PySide6.QtWidgets import QMessageBox
 
 from weclaw_desktop.i18n import set_language
 from weclaw_desktop.ui.pairing_dialog import DeviceApprover, PairingDialog
 
 
-async def post_pair(rig: Rig, token: str, name: str = "Test phone") -> int:
-    async with rig.http.post(rig.base + "/api/v1/pair", json={"token": token, "name": name}) as r:
-        return r.status
+async def post_pair(rig: Rig, url: str, name: str = "Test phone") -> int:
+    """What the page does with the QR code's URL; the HTTP status of the pairing."""
+    try:
+        await pair_phone(rig.http, url, name)
+    except Refused as refused:
+        return refused.status
+    return 200
 
 
 async def test_dialog_shows_the_code_lists_and_removes_phones(rig: Rig, qtbot: Any) -> None:
@@ -24,18 +28,18 @@ async def test_dialog_shows_the_code_lists_and_removes_phones(rig: Rig, qtbot: A
     dialog.show()
     await dialog.idle()
     assert dialog.code is not None
-    assert dialog.url.text() == f"{rig.base}/#t={dialog.code.token}"
+    assert dialog.url.text() == dialog.code.url and dialog.code.url.startswith(f"{rig.base}/#s=")
     assert not dialog.qr.pixmap().isNull()
     assert "expires in 4:5" in dialog.expiry.text() or "expires in 5:00" in dialog.expiry.text()
     assert dialog.empty.isVisible() and not dialog.devices.isVisible()
 
-    first = dialog.code.token
+    first = dialog.code.url
     assert await post_pair(rig, first, "Pixel 7") == 200
     await wait_for(lambda: dialog.devices.topLevelItemCount() == 1)
     await dialog.idle()
     item = dialog.devices.topLevelItem(0)
     assert (item.text(0), item.text(2)) == ("Pixel 7", "just now")
-    assert dialog.code.token != first  # a used code is replaced at once
+    assert dialog.code.url != first  # a used code is replaced at once
 
     dialog.devices.itemWidget(item, 3).click()
     await wait_for(lambda: dialog.devices.topLevelItemCount() == 0)
@@ -49,7 +53,7 @@ async def test_dialog_shows_the_code_lists_and_removes_phones(rig: Rig, qtbot: A
     dialog.link.setChecked(True)
     await dialog.idle()
     assert rig.service.running and rig.service.host == "127.0.0.1"
-    assert dialog.url.text().startswith(rig.service.base_url + "/#t=")
+    assert dialog.url.text().startswith(rig.service.base_url + "/#s=")
     assert saved and rig.service.settings.enabled is True
 
 
@@ -62,7 +66,7 @@ async def test_a_new_phone_needs_the_users_yes(rig: Rig, qtbot: Any) -> None:
     assert isinstance(approver, DeviceApprover)
 
     async def answer(button: QMessageBox.StandardButton, name: str) -> int:
-        task = asyncio.ensure_future(post_pair(rig, rig.service.new_pairing_code().token, name))
+        task = asyncio.ensure_future(post_pair(rig, rig.service.new_pairing_code().url, name))
         await wait_for(lambda: approver.box is not None)
         assert approver.box is not None
         assert name in approver.box.text() and "请求与这台电脑配对" in approver.box.text()

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 from companion_helpers import Phone, Rig, make_file, sha, wait_for
 from polling import until
 from toolrun import Direct
 
+from weclaw_desktop.companion import crypto as c
 from weclaw_desktop.paths import tools_json_path
 from weclaw_desktop.toolkit.base import ToolContext, ToolStatus
 from weclaw_desktop.toolkit.dispatcher import ToolCall
@@ -23,7 +25,9 @@ from weclaw_desktop.tools.remote_file_share import LINK_OFF, PAIR_HINT
 def registry(rig: Rig | None, **config: Any) -> ToolRegistry:
     reg = ToolRegistry(
         load_manifest(tools_json_path()),
-        config_overrides={"remote_file_share": {"ack_timeout_s": 10, "offline_wait_s": 0.2, **config}},
+        config_overrides={
+            "remote_file_share": {"ack_timeout_s": 10, "offline_wait_s": 0.2, "tap_wait_s": 0.5, **config}
+        },
     )
     if rig is not None:
         reg.inject({"companion": rig.service})
@@ -44,23 +48,28 @@ async def call(reg: ToolRegistry, tmp_path: Path, fn: str, args: dict[str, Any],
     return await Direct(reg).dispatch(ToolCall("c1", fn, json.dumps(args)), ctx(tmp_path, **kw))
 
 
-async def phone_takes_everything(phone: Phone) -> list[str]:
-    """What the phone page does: wait for offers, download each file, acknowledge with its own SHA-256."""
+async def phone_takes_everything(phone: Phone, *, save: bool = True) -> list[str]:
+    """What the phone page does: wait for offers, fetch each file, report it held, then (a tap) saved."""
     got: list[str] = []
     while not got:
-        async with await phone.get("/api/v1/offers") as r:
-            offers = (await r.json())["offers"]
-        for o in offers:
+        for o in await phone.offers():
             for f in o["files"]:
-                url = f"/api/v1/download?session={o['session']}&file={f['id']}&token={f['token']}"
-                async with await phone.get(url, headers={"X-WeClaw-Verify": "1"}) as r:  # like the page
-                    data = await r.read()
-                ack = {"session": o["session"], "file": f["id"], "token": f["token"], "sha256": sha(data)}
-                async with await phone.post("/api/v1/ack", json=ack) as r:
-                    assert r.status == 200
+                await phone.download(o["offer"], f)
+                await phone.call("/api/v1/ack", {"offer": o["offer"], "file": f["id"], "state": "ready"})
+                if save:
+                    await phone.call("/api/v1/ack", {"offer": o["offer"], "file": f["id"], "state": "saved"})
                 got.append(f["name"])
         await asyncio.sleep(0.02)
     return got
+
+
+async def open_page(rig: Rig, phone: Phone) -> aiohttp.ClientResponse:
+    """The phone page is open: its event stream is connected."""
+    await phone.open_session()
+    headers, _ = phone.sign("GET", "/api/v1/events", "ev", c.digest(b""))
+    resp = await rig.http.get(rig.base + "/api/v1/events", headers=headers)
+    await wait_for(lambda: rig.service.is_online(phone.device_id))
+    return resp
 
 
 async def test_hidden_without_the_bridge_and_clear_error_when_called(tmp_path: Path) -> None:
@@ -86,11 +95,10 @@ async def test_link_off_says_how_to_turn_it_on(rig: Rig, tmp_path: Path) -> None
     assert LINK_OFF in result.output
 
 
-async def test_send_file_is_delivered_with_the_phones_sha(rig: Rig, tmp_path: Path) -> None:
+async def test_send_file_is_delivered_only_when_saved_on_the_phone(rig: Rig, tmp_path: Path) -> None:
     phone = await rig.pair("Pixel")
     src = make_file(tmp_path / "docs", "report.pdf", 300_000)
-    events = await phone.get("/api/v1/events")  # the page is open: the tool waits for the confirmation
-    await wait_for(lambda: rig.service.is_online(phone.device_id))
+    events = await open_page(rig, phone)  # the page is open: the tool waits for the phone
     progress: list[tuple[float | None, str]] = []
     task = asyncio.ensure_future(
         call(registry(rig), tmp_path, "remote_file_share_send_file", {"path": str(src)}, progress=progress)
@@ -107,6 +115,20 @@ async def test_send_file_is_delivered_with_the_phones_sha(rig: Rig, tmp_path: Pa
     events.close()
 
 
+async def test_held_but_not_saved_is_reported_as_ready_not_delivered(rig: Rig, tmp_path: Path) -> None:
+    """The phone holds the file but nobody tapped Save: the tool says so, and does not call it delivered."""
+    phone = await rig.pair("Pixel")
+    src = make_file(tmp_path, "photo.jpg", 1000)
+    events = await open_page(rig, phone)
+    task = asyncio.ensure_future(call(registry(rig), tmp_path, "remote_file_share_send_file", {"path": str(src)}))
+    await phone_takes_everything(phone, save=False)
+    result = await task
+    assert result.status is ToolStatus.SUCCESS
+    assert result.data["files"][0]["state"] == "ready"
+    assert "0 of 1 file(s) delivered" in result.output and "tap Save" in result.output
+    events.close()
+
+
 async def test_send_files_reports_queued_when_the_phone_page_is_closed(rig: Rig, tmp_path: Path) -> None:
     await rig.pair("Offline phone")
     a = make_file(tmp_path, "a.txt", 5)
@@ -114,7 +136,7 @@ async def test_send_files_reports_queued_when_the_phone_page_is_closed(rig: Rig,
     result = await call(registry(rig), tmp_path, "remote_file_share_send_files", {"paths": [str(a), str(b), str(a)]})
     assert result.status is ToolStatus.SUCCESS
     assert [f["state"] for f in result.data["files"]] == ["queued", "queued"]  # the duplicate is sent once
-    assert "not connected now" in result.output and "6 hours" in result.output
+    assert "not connected now" in result.output and "7 days" in result.output
 
 
 async def test_paths_go_through_pathguard(rig: Rig, tmp_path: Path) -> None:
@@ -145,20 +167,13 @@ async def test_choosing_a_device_by_name(rig: Rig, tmp_path: Path) -> None:
 
 async def test_failed_delivery_is_reported_with_the_reason(rig: Rig, tmp_path: Path) -> None:
     phone = await rig.pair()
-    resp = await phone.get("/api/v1/events")
-    await wait_for(lambda: rig.service.is_online(phone.device_id))
+    resp = await open_page(rig, phone)
     src = make_file(tmp_path, "a.txt", 50)
     task = asyncio.ensure_future(call(registry(rig), tmp_path, "remote_file_share_send_file", {"path": str(src)}))
-
-    async def listed() -> list[Any]:
-        async with await phone.get("/api/v1/offers") as r:
-            return list((await r.json())["offers"])
-
-    offers = await until(listed, within=60, message="no offer reached the phone")
+    offers = await until(phone.offers, within=60, message="no offer reached the phone")
     f = offers[0]["files"][0]
-    ack = {"session": offers[0]["session"], "file": f["id"], "token": f["token"], "error": "storage full"}
-    async with await phone.post("/api/v1/ack", json=ack) as r:
-        assert (await r.json())["state"] == "failed"
+    ack = {"offer": offers[0]["offer"], "file": f["id"], "state": "failed", "reason": "storage full"}
+    assert (await phone.call("/api/v1/ack", ack))["state"] == "failed"
     result = await task
     assert result.status is ToolStatus.ERROR
     assert result.data["files"][0]["reason"] == "the phone reported: storage full"
@@ -176,4 +191,4 @@ async def test_bad_arguments_are_refused_before_running(rig: Rig, tmp_path: Path
     fn = "remote_file_share_send_files" if "paths" in bad else "remote_file_share_send_file"
     result = await call(registry(rig), tmp_path, fn, bad)
     assert result.status is ToolStatus.ERROR
-    assert rig.service._outgoing == {}
+    assert rig.service.outbox.offers == {}

@@ -37,6 +37,7 @@ close_windows = _ui.close_windows
 until = _ui.until
 configured_settings = _ui.configured_settings
 Phone = _phone.Phone
+pair_phone = _phone.pair_phone
 make_file = _phone.make_file
 sha = _phone.sha
 

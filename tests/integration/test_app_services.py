@@ -23,6 +23,7 @@ from integration_helpers import (
     configured_settings,
     make_file,
     mcp_settings,
+    pair_phone,
     phone_settings,
     sha,
     until,
@@ -57,12 +58,7 @@ def notices(window: Any) -> list[str]:
 
 
 async def pair(http: aiohttp.ClientSession, services: AppServices, name: str = "Pixel") -> Phone:
-    service = services.companion
-    code = service.new_pairing_code()
-    async with http.post(service.base_url + "/api/v1/pair", json={"token": code.token, "name": name}) as r:
-        assert r.status == 200, await r.text()
-        body = await r.json()
-    return Phone(http, service.base_url, body["token"], body["device"]["id"])
+    return await pair_phone(http, services.companion.new_pairing_code().url, name)
 
 
 # --- reminders ---------------------------------------------------------------------------------------------
@@ -181,26 +177,23 @@ async def test_phone_link_enabled_makes_remote_file_share_available_and_send_to_
 
     async with aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar()) as http:
         phone = await pair(http, services, "Pixel")
-        stream = await phone.get("/api/v1/events")  # the phone page is open: the phone is online
+        stream = await phone.open_events()  # the phone page is open: the phone is online
         try:
             await until(lambda: window.phone_label.text() == "Phone connected: Pixel", 5, "connected status")
             assert window.phone_state == "connected"
 
-            # "Send to phone" on a file card: offered to the phone, downloaded, SHA-256 confirmed
+            # "Send to phone" on a file card: offered, fetched (every record authenticated), then saved by a tap
             window.card_actions.send_to_phone([out])
             await until(lambda: "Sending report.pdf to Pixel…" in notices(window), 5, "the offer")
-            async with await phone.get("/api/v1/offers") as r:
-                offers = (await r.json())["offers"]
+            offers = await phone.offers()
             assert [f["name"] for f in offers[0]["files"]] == ["report.pdf"]
             f = offers[0]["files"][0]
-            query = f"session={offers[0]['session']}&file={f['id']}&token={f['token']}"
-            async with await phone.get("/api/v1/download?" + query) as r:
-                data = await r.read()
-            assert data == out.read_bytes()
-            ack = {"session": offers[0]["session"], "file": f["id"], "token": f["token"], "sha256": sha(data)}
-            async with await phone.post("/api/v1/ack", json=ack) as r:
-                assert (await r.json())["state"] == "delivered"
-            await until(lambda: notices(window)[-1] == "report.pdf arrived on Pixel", 5, "the delivery notice")
+            assert await phone.download(offers[0]["offer"], f) == out.read_bytes()
+            await phone.call("/api/v1/ack", {"offer": offers[0]["offer"], "file": f["id"], "state": "ready"})
+            ready = "report.pdf is on Pixel: tap Save on the phone to keep it"
+            await until(lambda: notices(window)[-1] == ready, 5, "the held-on-the-phone notice")
+            await phone.call("/api/v1/ack", {"offer": offers[0]["offer"], "file": f["id"], "state": "saved"})
+            await until(lambda: notices(window)[-1] == "report.pdf saved on Pixel", 5, "the delivery notice")
 
             # a file that is gone is reported, not silently dropped
             assert not await services.deliver([tmp_path / "out" / "gone.txt"])
@@ -208,12 +201,7 @@ async def test_phone_link_enabled_makes_remote_file_share_available_and_send_to_
 
             # a photo from the phone: saved, shown in the chat and as a tray notification
             photo = b"jpeg bytes " * 1000
-            files = [{"id": "p1", "name": "photo.jpg", "size": len(photo), "sha256": sha(photo)}]
-            async with await phone.post("/api/v1/upload/prepare", json={"files": files}) as r:
-                body = await r.json()
-            url = f"/api/v1/upload?session={body['session']}&file=p1&token={body['files']['p1']}"
-            async with await phone.post(url, data=photo) as r:
-                assert r.status == 200
+            assert (await phone.send("photo.jpg", photo))["sha256"] == sha(photo)
             saved = tmp_path / "incoming" / "photo.jpg"
             assert saved.read_bytes() == photo
             await until(lambda: window.notifier.sent, 5, "the tray notification")

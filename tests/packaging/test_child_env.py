@@ -145,3 +145,34 @@ def test_the_frozen_process_cleans_its_own_environment_for_every_child(tmp_path:
     assert lines["PROCESS"] == "unset /opt/mylibs"
     assert lines["CHILD"] == "LD_LIBRARY_PATH=/opt/mylibs"
     assert sorted(lines["TOOL"].split()) == ["LD_LIBRARY_PATH=/opt/mylibs", "QT_PLUGIN_PATH=/usr/lib/qt6/plugins"]
+
+
+SUPERVISOR_PROBE = r"""
+import os, subprocess, sys
+internal = sys.argv[1]
+sys.frozen = True
+sys._MEIPASS = internal
+from weclaw_desktop import frozen
+frozen.initial_environ = lambda: {"QT_PLUGIN_PATH": "/usr/lib/qt6/plugins"}
+frozen.restore_process_environ()  # what every frozen process does first
+frozen.adopt_child_environ()  # what the tool supervisor (--child-guard) does next
+child = subprocess.run(["bash", "-c", "env"], capture_output=True, text=True).stdout  # the command it execs
+print(" ".join(sorted(l for l in child.splitlines() if l.startswith(("_PYI", "LD_LIBRARY", "QT_PLUGIN", "QML")))))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process itself is cleaned on Linux")
+def test_the_tool_supervisor_hands_the_user_s_qt_variables_to_the_command(tmp_path: Path) -> None:
+    """The supervisor is the frozen app again (``--child-guard``): its own start-up drops the Qt variables for
+    the bundled Qt, but the command it runs must get the user's QT_PLUGIN_PATH back, and nothing of
+    PyInstaller's (the bundle's self-test checks the same with a real bundle)."""
+    internal = tmp_path / "_internal"
+    internal.mkdir()
+    (internal / "resources").symlink_to(ROOT / "resources")
+    (internal / "tools.json").symlink_to(ROOT / "tools.json")
+    env = {**pyinstaller_env(internal, LD_LIBRARY_PATH="/opt/mylibs"), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        [sys.executable, "-c", SUPERVISOR_PROBE, str(internal)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["LD_LIBRARY_PATH=/opt/mylibs", "QT_PLUGIN_PATH=/usr/lib/qt6/plugins"]

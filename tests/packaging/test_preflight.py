@@ -64,16 +64,21 @@ def test_a_display_that_does_not_answer(tmp_path: Path) -> None:
 @linux
 @pytest.mark.skipif(shutil.which("Xvfb") is None, reason="needs Xvfb")
 def test_a_real_x_display_passes(tmp_path: Path) -> None:
-    display = f":{200 + os.getpid() % 500}"
+    """A display that is there passes (Xvfb picks a free display itself and says which, so parallel runs and a
+    slow start on a loaded machine cannot make it fail)."""
+    read_fd, write_fd = os.pipe()
     server = subprocess.Popen(
-        ["Xvfb", display, "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ["Xvfb", "-displayfd", str(write_fd), "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
+    os.close(write_fd)
     try:
-        env = bare_env(DISPLAY=display)
-        for _ in range(100):
-            if preflight.display.x11_error(env) is None:
-                break
-            subprocess.run(["sleep", "0.05"], check=False)
+        with os.fdopen(read_fd, "rb") as pipe:
+            number = pipe.readline().strip().decode()  # written once the server accepts connections
+        assert number.isdigit(), "Xvfb did not start"
+        env = bare_env(DISPLAY=f":{number}")
         assert preflight.gui_problem(env) is None
         chosen, problem = preflight.display_problem(env)
         assert chosen == "xcb" and problem is None

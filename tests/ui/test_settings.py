@@ -29,13 +29,13 @@ def test_key_is_saved_to_the_keyring_with_the_backend_shown(qtbot: Any, memory_k
     assert page.backend.text().startswith("Stored in: ")
     page.preset.setCurrentIndex(page.preset.findData("deepseek"))
     assert page.base_url.text() == "https://api.deepseek.com/v1"
-    assert page.model.currentText() == "deepseek-chat"
+    assert page.model.currentText() == "deepseek-flash"
     page.api_key.setText("sk-saved-123")
     assert dialog.save()
     assert keyring.get_password(SERVICE, "api_key") == "sk-saved-123"
     assert page.key_result == "keyring"
     saved = SettingsStore.open().settings
-    assert saved.provider.preset == "deepseek" and saved.provider.model == "deepseek-chat"
+    assert saved.provider.preset == "deepseek" and saved.provider.model == "deepseek-flash"
     from weclaw_desktop.paths import app_paths
 
     assert "sk-saved-123" not in app_paths().settings_file.read_text(encoding="utf-8")

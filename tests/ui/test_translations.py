@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 import shiboken6
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
@@ -27,6 +28,7 @@ from textscan import has_chinese, plain, untranslated, visible_texts
 from uihelpers import configured_settings, until
 
 from weclaw_desktop.companion import CompanionService
+from weclaw_desktop.companion.client import pair_phone
 from weclaw_desktop.i18n import Text, language
 from weclaw_desktop.paths import app_paths, tools_json_path
 from weclaw_desktop.settings import CompanionSettings, McpServerSettings
@@ -62,6 +64,9 @@ class Scene:
     def texts(self) -> dict[tuple[int, str], tuple[str, str]]:
         """Every visible text of every open window; the settings dialog page by page."""
         out: dict[tuple[int, str], tuple[str, str]] = {}
+        # the dialog is a child of the window, so the window's scan sees its current page too: start every scan
+        # on the same page, or the counts depend on which page the previous scan ended on
+        self.settings_dialog.show_page(0)
         for top in self.tops():
             if top is self.settings_dialog:
                 for i in range(top.nav.count()):
@@ -117,9 +122,8 @@ async def open_everything(make_window: Any, fake: FakeOpenAI, tmp_path: Path) ->
         desktop_name="PC",
     )
     await companion.start("127.0.0.1", 0)
-    code = companion.new_pairing_code()
-    paired = await companion.pair(code.token, PHONE, "Mozilla/5.0 (Linux; Android 14)", "127.0.0.1")
-    assert not isinstance(paired, str), paired
+    async with aiohttp.ClientSession() as http:  # a phone pairs (the Python phone speaks what the page speaks)
+        await pair_phone(http, companion.new_pairing_code().url, PHONE)
     pairing = PairingDialog(companion, window)
     pairing.show()
     await pairing.idle()

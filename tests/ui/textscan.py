@@ -40,7 +40,7 @@ NAMES = {
     "weclaw", "mcp", "url", "api", "http", "https", "stdio", "sha", "wi-fi", "qr", "token", "json",
     "enter", "shift", "ctrl", "esc", "alt", "tab",
     "github", "openai", "deepseek", "qwen", "dashscope", "zhipu", "glm", "moonshot", "kimi", "siliconflow",
-    "openrouter", "ollama", "lm", "studio", "python", "npx", "uvx", "pip",
+    "openrouter", "ollama", "lm", "studio", "google", "gemini", "python", "npx", "uvx", "pip",
     "gnome", "keyring", "kwallet", "macos", "windows", "linux", "keychain",
     "smtp", "png", "cpu", "powershell", "markdown", "word", "docx", "zip", "pdf", "csv",
     "english",  # the language list names each language in itself

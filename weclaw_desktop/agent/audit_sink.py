@@ -6,18 +6,26 @@ and they outlive the session they belong to (deleting a conversation keeps its a
 Columns hold stable strings: each enum's value (``ToolStatus``, ``ApprovalDecision``, ``DecidedBy``,
 ``ErrorKind``, ``Risk``, ``Origin``), and '' where the record has none. Migration 2 added ``error_kind``,
 ``risk`` and ``hook``, and split the old ``decided_by='hook:NAME'`` rows into ``'hook'`` + ``hook=NAME``.
+
+A call that starts running is recorded at once (:meth:`SqliteAudit.begin`: ``status='running'``) and the
+row is completed when it ends (:meth:`SqliteAudit.finish`); if the process dies in between, recovery
+closes it as ``status='interrupted'`` (:meth:`SqliteAudit.close_runs`, run inside the history's
+recovery). Read back, such rows have ``state`` RUNNING or INTERRUPTED (``ToolStatus`` CANCELLED: the
+call did not end by itself).
 """
 
 from __future__ import annotations
 
+import sqlite3
 from enum import Enum
 from typing import Any
 
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
-from weclaw_desktop.toolkit.audit import AuditRecord
+from weclaw_desktop.toolkit.audit import AuditRecord, CallState
+from weclaw_desktop.toolkit.base import ToolStatus
 
 COMPONENT = "audit"
-_FIELDS = list(AuditRecord.model_fields)
+_FIELDS = [f for f in AuditRecord.model_fields if f != "state"]  # state is read from status, not stored
 _OPTIONAL = ("approval", "decided_by", "error_kind", "risk")  # None is stored as ''
 
 register_migrations(
@@ -81,6 +89,38 @@ class SqliteAudit:
             tuple(_column(getattr(rec, f)) for f in _FIELDS),
         )
 
+    async def begin(self, rec: AuditRecord) -> int:
+        """Record a call that starts now (``status='running'``); returns the row for :meth:`finish`."""
+        values = [_column(getattr(rec, f)) for f in _FIELDS]
+        values[_FIELDS.index("status")] = CallState.RUNNING.value
+        return await self.db.run(
+            self.db.execute,
+            f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
+            tuple(values),
+        )
+
+    async def finish(self, row: int, rec: AuditRecord) -> None:
+        """Complete the row :meth:`begin` wrote with how the call ended."""
+        await self.db.run(
+            self.db.execute,
+            f"UPDATE audit SET {', '.join(f'{f}=?' for f in _FIELDS)} WHERE id=?",
+            (*(_column(getattr(rec, f)) for f in _FIELDS), row),
+        )
+
+    @staticmethod
+    def close_runs(conn: sqlite3.Connection, run_ids: list[str]) -> None:
+        """Running rows of abandoned turns become ``interrupted`` (called inside the recovery transaction)."""
+        marks = ",".join("?" for _ in run_ids)
+        conn.execute(
+            f"UPDATE audit SET status=?, error_summary=? WHERE status=? AND run_id IN ({marks})",
+            (
+                CallState.INTERRUPTED.value,
+                "the app stopped before the call returned",
+                CallState.RUNNING.value,
+                *run_ids,
+            ),
+        )
+
     async def records(self, *, session_id: str | None = None, run_id: str | None = None) -> list[AuditRecord]:
         sql, params = "SELECT * FROM audit", []
         conds = []
@@ -98,6 +138,8 @@ class SqliteAudit:
 
 def _record(row: Any) -> AuditRecord:
     values = {f: row[f] for f in _FIELDS}
+    if values["status"] in (CallState.RUNNING.value, CallState.INTERRUPTED.value):
+        values["state"], values["status"] = values["status"], ToolStatus.CANCELLED.value
     for name in _OPTIONAL:
         values[name] = values[name] or None
     return AuditRecord.model_validate(values)

@@ -57,11 +57,36 @@ class TextDelta(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ReasoningDelta(Event):
+    """Thinking text of a reasoning model as it streams (shown apart from the answer, never part of it)."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReasoningRetracted(Event):
+    """Text already streamed as answer (TextDelta) turned out to be thinking: a chat template opened the
+    ``<think>`` block in the prompt, and only its ``</think>`` arrived. Front ends move ``text`` to the thinking."""
+
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolsWithheld(Event):
+    """The model is marked as not supporting tools: none are offered this turn, and why."""
+
+    model: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class AssistantMessage(Event):
     """A completed assistant message of one round (text and/or tool calls), already stored."""
 
     text: str
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    reasoning: str = ""  # the model's thinking for this message, stored with it
+    reasoning_ms: int = 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,7 +165,8 @@ class UsageReported(Event):
 @dataclass(frozen=True, kw_only=True)
 class ErrorOccurred(Event):
     message: str  # one line, for the user
-    kind: str = "error"  # auth | connection | rate_limit | server | tools_unsupported | bad_request | internal
+    kind: str = "error"  # auth | connection | timeout | incomplete | bad_data | rate_limit | server | tools_unsupported
+    # | bad_request | not_configured | internal
     retryable: bool = False
 
 
@@ -155,6 +181,9 @@ class TurnDone(Event):
 AnyEvent = (
     RoundStarted
     | TextDelta
+    | ReasoningDelta
+    | ReasoningRetracted
+    | ToolsWithheld
     | AssistantMessage
     | ToolCallRequested
     | ToolCallAwaitingApproval

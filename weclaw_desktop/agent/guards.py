@@ -3,9 +3,36 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from weclaw_desktop.toolkit.argkinds import Shape, canonical_arguments, path_fields
 from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
+from weclaw_desktop.toolkit.jsonargs import ArgumentsError, parse_arguments
+
+if TYPE_CHECKING:
+    from weclaw_desktop.toolkit.registry import ToolRegistry
+
+#: function name -> its arguments declared as paths (toolkit/argkinds.py); {} for none or unknown
+PathFieldsOf = Callable[[str], dict[str, Shape]]
+
+
+def registry_path_fields(registry: ToolRegistry) -> PathFieldsOf:
+    """The path arguments of a function, as its tool declares them on the parameter model."""
+
+    def fields(function: str) -> dict[str, Shape]:
+        ref = registry.resolve(function)
+        if ref is None:
+            return {}
+        try:
+            return path_fields(registry.action_def(ref.tool, ref.action).params)
+        except Exception:  # a tool that cannot load is reported by the dispatcher; compare as text here
+            return {}
+
+    return fields
 
 
 def cap_text(text: str, limit: int) -> tuple[str, bool]:
@@ -40,24 +67,48 @@ class ResultBudget:
         return capped, truncated
 
 
-def call_key(function: str, arguments: str) -> tuple[str, str]:
-    """Identity of a call for the loop guard: the function and its arguments in canonical form."""
+def call_key(
+    function: str, arguments: str, *, path_fields: dict[str, Shape] | None = None, base: Path | None = None
+) -> tuple[str, str]:
+    """Identity of a call for the loop guard: the function and its arguments in canonical form.
+
+    Keys are sorted and, for the arguments the tool declares as paths, the path is spelled one way
+    (``~/./x``, ``~//x``, ``x`` and the absolute path are the same call). Arguments that do not parse
+    (bad JSON, nested too deep) are compared as whitespace-normalised text.
+    """
     try:
-        canonical = json.dumps(json.loads(arguments or "{}"), sort_keys=True, ensure_ascii=False)
-    except ValueError:
-        canonical = " ".join((arguments or "").split())
-    return function, canonical
+        value = parse_arguments(arguments)
+    except ArgumentsError:
+        return function, " ".join((arguments or "").split())
+    if path_fields:
+        value = canonical_arguments(value, path_fields, base or Path(os.path.expanduser("~")))
+    return function, json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def relative_base(allowed_roots: Sequence[Path]) -> Path:
+    """The folder relative paths are resolved against (as the path guard does): home, unless home is
+    outside every allowed root, then the first root."""
+    home = Path(os.path.realpath(os.path.expanduser("~")))
+    roots = [Path(os.path.realpath(os.path.expanduser(str(r)))) for r in allowed_roots]
+    if not roots or any(home == r or r in home.parents for r in roots):
+        return home
+    return roots[0]
 
 
 class LoopGuard:
     """Counts identical calls in a turn; the ``repeats``-th identical call trips it."""
 
-    def __init__(self, repeats: int = 3) -> None:
+    def __init__(
+        self, repeats: int = 3, *, path_fields_of: PathFieldsOf | None = None, base: Path | None = None
+    ) -> None:
         self.repeats = repeats
+        self._path_fields_of = path_fields_of
+        self._base = base
         self._seen: Counter[tuple[str, str]] = Counter()
 
     def trips(self, function: str, arguments: str) -> bool:
-        key = call_key(function, arguments)
+        fields = self._path_fields_of(function) if self._path_fields_of is not None else None
+        key = call_key(function, arguments, path_fields=fields, base=self._base)
         self._seen[key] += 1
         return self._seen[key] >= self.repeats
 

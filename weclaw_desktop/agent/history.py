@@ -6,19 +6,53 @@ repairs what a crash can leave behind (an assistant message whose tool calls nev
 session always resumes with a request the endpoint accepts.
 
 All methods are async and run their SQLite work in a worker thread (``Database.run``).
+
+Crash-only rules kept here:
+
+- **Running rows.** The tool calls of an assistant message are recorded (status ``running``) in the same
+  transaction as the message, before any of them starts; their result updates the row. A process killed
+  mid-call leaves the row ``running``; recovery closes it as ``interrupted`` (and the audit rows of that
+  turn, through :meth:`HistoryStore.on_abandoned`), so every call that may have run is on record.
+- **One writer per session.** A turn holds the session's cross-process lock (``storage/locks.py``) from
+  :meth:`HistoryStore.begin_turn` to :meth:`HistoryStore.finish_turn`. A second process (or runtime)
+  starting a turn in a session whose turn runs elsewhere gets :class:`SessionBusy`, never an interleaved
+  history. The OS drops the lock of a killed process, so "running, and nobody holds the lock" is exactly
+  "abandoned": recovery needs no pid guessing.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sqlite3
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from weclaw_desktop.agent import history_reasoning
+from weclaw_desktop.agent.history_reasoning import REASONING_COMPONENT, parse_meta
+from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, StoredMessage, build_model_messages
+from weclaw_desktop.i18n import Text
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
+from weclaw_desktop.storage.faults import StorageError
+from weclaw_desktop.storage.locks import NamedLocks, lock_file_for
 from weclaw_desktop.toolkit.redact import redact
+
+log = logging.getLogger("weclaw.history")
+
+__all__ = [
+    "INTERRUPTED_RESULT",
+    "HistoryStore",
+    "SearchHit",
+    "SessionBusy",
+    "SessionInfo",
+    "StoredMessage",
+    "StoredToolCall",
+    "build_model_messages",
+]
 
 COMPONENT = "history"
 
@@ -83,8 +117,25 @@ register_migrations(
         ),
     ],
 )
+history_reasoning.register()
 
-INTERRUPTED_RESULT = "The call did not finish: the app stopped before it returned. Ask before retrying it."
+INTERRUPTED_TURN = "this turn did not finish: the app stopped, or its end could not be saved"
+RUNNING = "running"
+INTERRUPTED = "interrupted"
+
+#: Called inside the recovery transaction with the run ids of abandoned turns (the audit closes its rows).
+AbandonedHook = Callable[[sqlite3.Connection, list[str]], None]
+
+
+class SessionBusy(RuntimeError):
+    """A turn of this conversation is running in another process (or another runtime of this one)."""
+
+    def __init__(self, session_id: str, pid: int = 0) -> None:
+        self.session_id = session_id
+        self.pid = pid
+        elsewhere = bool(pid) and pid != os.getpid()
+        self.text = Text("chat.busy_process", pid=pid) if elsewhere else Text("chat.busy_window")
+        super().__init__(str(self.text))
 
 
 @dataclass(frozen=True)
@@ -95,21 +146,6 @@ class SessionInfo:
     updated_at: float
     model: str = ""
     message_count: int = 0
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    """A message as stored, for display (the GUI's transcript, ``weclaw chat`` resume)."""
-
-    id: int
-    role: str  # user | assistant | tool
-    content: str
-    run_id: str = ""
-    round: int = 0
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
-    tool_call_id: str = ""
-    status: str = "complete"  # complete | partial (stream cut) | cancelled
-    created_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -142,10 +178,23 @@ def new_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def _lock_name(session_id: str) -> str:
+    return f"session:{session_id}"
+
+
 class HistoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         db.ensure(COMPONENT)
+        db.ensure(REASONING_COMPONENT)  # after the base schema: it adds columns to its messages table
+        self.locks = NamedLocks(lock_file_for(db.path))
+        self._turn_sessions: dict[str, str] = {}  # run id -> session id, for turns holding the lock
+        self._unfinished: dict[str, tuple[str, int, str]] = {}  # finish_turn writes that failed (disk full)
+        self._abandoned_hooks: list[AbandonedHook] = []
+
+    def on_abandoned(self, hook: AbandonedHook) -> None:
+        """Also run ``hook(conn, run_ids)`` when recovery closes abandoned turns (same transaction)."""
+        self._abandoned_hooks.append(hook)
 
     # --- sessions ---------------------------------------------------------------------------------
     async def create_session(self, title: str = "", *, model: str = "", origin: str = "") -> SessionInfo:
@@ -182,7 +231,26 @@ class HistoryStore:
         )
 
     async def delete_session(self, session_id: str) -> bool:
+        """Delete a conversation; :class:`SessionBusy` while a turn of it runs in another process."""
+        if await self.busy_elsewhere(session_id) is not None:
+            raise SessionBusy(session_id, await self._running_pid(session_id))
         return bool(await self.db.run(self._changes, "DELETE FROM sessions WHERE id=?", (session_id,)))
+
+    async def busy_elsewhere(self, session_id: str) -> int | None:
+        """The pid of the process whose turn holds ``session_id`` now (0 if unknown), or None when free.
+
+        A turn of this store does not count (another runtime of this process does)."""
+        if session_id in self._turn_sessions.values() or self.locks.is_free(_lock_name(session_id)):
+            return None
+        return await self._running_pid(session_id)
+
+    async def _running_pid(self, session_id: str) -> int:
+        rows = await self.db.run(
+            self.db.query,
+            "SELECT pid FROM turns WHERE session_id=? AND status='running' ORDER BY started_at DESC LIMIT 1",
+            (session_id,),
+        )
+        return int(rows[0]["pid"]) if rows else 0
 
     def _changes(self, sql: str, params: tuple[Any, ...]) -> int:
         with self.db.transaction() as conn:
@@ -213,8 +281,20 @@ class HistoryStore:
 
     # --- turns ------------------------------------------------------------------------------------
     async def begin_turn(self, session_id: str, run_id: str, user_text: str) -> int:
-        """Record the start of a turn and the user's message (durable). Returns the message id."""
-        return await self.db.run(self._begin_turn, session_id, run_id, user_text)
+        """Take the session (one writer), record the start of a turn and the user's message (durable).
+
+        Returns the message id. :class:`SessionBusy` when a turn of the session runs elsewhere; a turn of
+        the session left ``running`` by a process that died is closed as interrupted first.
+        """
+        name = _lock_name(session_id)
+        if not self.locks.acquire(name):
+            raise SessionBusy(session_id, await self._running_pid(session_id))
+        self._turn_sessions[run_id] = session_id
+        try:
+            return await self.db.run(self._begin_turn, session_id, run_id, user_text)
+        except BaseException:
+            self.release_turn(run_id)
+            raise
 
     def _begin_turn(self, session_id: str, run_id: str, user_text: str) -> int:
         now = time.time()
@@ -222,6 +302,15 @@ class HistoryStore:
             row = conn.execute("SELECT title FROM sessions WHERE id=?", (session_id,)).fetchone()
             if row is None:
                 raise KeyError(f"no session {session_id}")
+            # we hold the session: any turn of it still 'running' was abandoned (or could not be closed)
+            stale = [
+                str(r["run_id"])
+                for r in conn.execute(
+                    "SELECT run_id FROM turns WHERE session_id=? AND status='running'", (session_id,)
+                ).fetchall()
+            ]
+            if stale:
+                self._close_abandoned(conn, stale)
             if not row["title"]:
                 conn.execute("UPDATE sessions SET title=? WHERE id=?", (_title_from(user_text), session_id))
             conn.execute("UPDATE sessions SET updated_at=? WHERE id=?", (now, session_id))
@@ -236,23 +325,71 @@ class HistoryStore:
             return int(cur.lastrowid or 0)
 
     async def finish_turn(self, run_id: str, status: str, rounds: int, message: str = "") -> None:
-        await self.db.run(
-            self.db.execute,
-            "UPDATE turns SET status=?, rounds=?, finished_at=?, message=? WHERE run_id=?",
-            (status, rounds, time.time(), message, run_id),
+        """Record how the turn ended and give the session back. A failed write (disk full) is kept and
+        applied when the session is next recovered, instead of showing the turn as interrupted."""
+        try:
+            await self.db.run(
+                self.db.execute,
+                "UPDATE turns SET status=?, rounds=?, finished_at=?, message=? WHERE run_id=?",
+                (status, rounds, time.time(), message, run_id),
+            )
+            self._unfinished.pop(run_id, None)
+        except StorageError:
+            self._unfinished[run_id] = (status, rounds, message)
+            raise
+        finally:
+            self.release_turn(run_id)
+
+    def release_turn(self, run_id: str) -> None:
+        """Give the session of ``run_id`` back (idempotent; finish_turn does it)."""
+        session_id = self._turn_sessions.pop(run_id, None)
+        if session_id is not None and session_id not in self._turn_sessions.values():
+            self.locks.release(_lock_name(session_id))
+
+    def _close_abandoned(self, conn: sqlite3.Connection, run_ids: list[str]) -> None:
+        now = time.time()
+        for run_id in run_ids:
+            status, rounds, message = self._unfinished.pop(run_id, (INTERRUPTED, -1, INTERRUPTED_TURN))
+            conn.execute(
+                "UPDATE turns SET status=?, finished_at=?, message=?, "
+                "rounds=CASE WHEN ? < 0 THEN rounds ELSE ? END WHERE run_id=?",
+                (status, now, message, rounds, rounds, run_id),
+            )
+        marks = ",".join("?" for _ in run_ids)
+        conn.execute(
+            f"UPDATE tool_calls SET status=?, error=? WHERE status=? AND run_id IN ({marks})",
+            (INTERRUPTED, INTERRUPTED_RESULT, RUNNING, *run_ids),
         )
+        for hook in self._abandoned_hooks:
+            hook(conn, run_ids)
 
     async def turn_status(self, run_id: str) -> str | None:
         rows = await self.db.run(self.db.query, "SELECT status FROM turns WHERE run_id=?", (run_id,))
         return str(rows[0]["status"]) if rows else None
 
     async def mark_abandoned_turns(self) -> int:
-        """Turns left 'running' by a process that no longer exists become 'interrupted'."""
-        rows = await self.db.run(self.db.query, "SELECT run_id, pid FROM turns WHERE status='running'")
-        dead = [r["run_id"] for r in rows if r["pid"] != os.getpid() and not _pid_alive(int(r["pid"]))]
-        for run_id in dead:
-            await self.finish_turn(run_id, "interrupted", 0, "the app stopped during this turn")
+        """Turns left 'running' that nobody runs any more become 'interrupted', with their running calls.
+
+        A turn is abandoned when no process holds its session (the OS dropped the lock of a process that
+        died) and it is not one of this process's own running turns.
+        """
+        rows = await self.db.run(
+            self.db.query, "SELECT run_id, session_id, pid, started_at FROM turns WHERE status='running'"
+        )
+        dead = [
+            str(r["run_id"])
+            for r in rows
+            if r["run_id"] not in self._turn_sessions
+            and self.locks.is_free(_lock_name(r["session_id"]))
+            and not _old_writer_alive(int(r["pid"]), float(r["started_at"]))
+        ]
+        if dead:
+            await self.db.run(self._recover, dead)
         return len(dead)
+
+    def _recover(self, run_ids: list[str]) -> None:
+        with self.db.transaction() as conn:
+            self._close_abandoned(conn, run_ids)
 
     # --- messages ---------------------------------------------------------------------------------
     async def add_assistant(
@@ -264,11 +401,58 @@ class HistoryStore:
         tool_calls: list[dict[str, Any]],
         *,
         status: str = "complete",
+        refs: Mapping[str, tuple[str, str]] | None = None,
+        reasoning: str = "",
+        meta: dict[str, Any] | None = None,
     ) -> int:
+        """The assistant message, and a ``running`` tool-call row for each of its calls (one transaction).
+
+        ``refs``: call id -> (tool, action) for the calls whose function is known. ``reasoning`` and ``meta``
+        (a message's ``_meta`` without the reasoning text) are kept with it, so a resumed session sends what the
+        endpoint requires back (agent/history_reasoning.py).
+        """
         calls = json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None
+        extra = {k: v for k, v in (meta or {}).items() if k != "reasoning"}
+        thought = (reasoning, json.dumps(extra, ensure_ascii=False) if extra else None)
         return await self.db.run(
-            self._insert_message, session_id, run_id, round_no, "assistant", text, calls, None, status
+            self._insert_assistant,
+            (session_id, run_id, round_no, text, calls, status, *thought),
+            tool_calls,
+            dict(refs or {}),
         )
+
+    def _insert_assistant(
+        self, head: tuple[Any, ...], tool_calls: list[dict[str, Any]], refs: dict[str, tuple[str, str]]
+    ) -> int:
+        session_id, run_id, round_no, text, calls, status, reasoning, meta = head
+        now = time.time()
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO messages(session_id, run_id, round, role, content, tool_calls, tool_call_id, status, "
+                "created_at, reasoning, meta) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+                (session_id, run_id, round_no, "assistant", text, calls, None, status, now, reasoning, meta),
+            )
+            for c in tool_calls:
+                fn = c.get("function") or {}
+                tool, action = refs.get(str(c.get("id", "")), ("", ""))
+                conn.execute(
+                    "INSERT INTO tool_calls(session_id, run_id, round, call_id, function, tool, action, arguments, "
+                    "status, created_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        session_id,
+                        run_id,
+                        round_no,
+                        str(c.get("id", "")),
+                        str(fn.get("name", "")),
+                        tool,
+                        action,
+                        redact(str(fn.get("arguments", ""))),
+                        RUNNING,
+                        now,
+                    ),
+                )
+            conn.execute("UPDATE sessions SET updated_at=? WHERE id=?", (now, session_id))
+            return int(cur.lastrowid or 0)
 
     async def add_tool_result(
         self,
@@ -295,27 +479,6 @@ class HistoryStore:
             (redact(output), redact(error), json.dumps(files or [], ensure_ascii=False), duration_ms, int(truncated)),
         )
 
-    def _insert_message(
-        self,
-        session_id: str,
-        run_id: str,
-        round_no: int,
-        role: str,
-        content: str,
-        tool_calls: str | None,
-        tool_call_id: str | None,
-        status: str,
-    ) -> int:
-        now = time.time()
-        with self.db.transaction() as conn:
-            cur = conn.execute(
-                "INSERT INTO messages(session_id, run_id, round, role, content, tool_calls, tool_call_id, status, "
-                "created_at) VALUES(?,?,?,?,?,?,?,?,?)",
-                (session_id, run_id, round_no, role, content, tool_calls, tool_call_id, status, now),
-            )
-            conn.execute("UPDATE sessions SET updated_at=? WHERE id=?", (now, session_id))
-            return int(cur.lastrowid or 0)
-
     def _tool_result(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> None:
         session_id, run_id, round_no, call_id = head[:4]
         output = tail[0]
@@ -326,12 +489,20 @@ class HistoryStore:
                 "VALUES(?,?,?,?,?,?,?)",
                 (session_id, run_id, round_no, "tool", output, call_id, now),
             )
-            conn.execute(
-                "INSERT INTO tool_calls(session_id, run_id, round, call_id, function, tool, action, arguments, "
-                "status, output, error, files, duration_ms, truncated, created_at) "
-                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*head, *tail, now),
-            )
+            updated = conn.execute(
+                "UPDATE tool_calls SET function=?, tool=?, action=?, arguments=?, status=?, output=?, error=?, "
+                "files=?, duration_ms=?, truncated=? "
+                "WHERE id = (SELECT id FROM tool_calls WHERE session_id=? AND run_id=? AND round=? AND call_id=? "
+                "AND status=? ORDER BY id LIMIT 1)",
+                (*head[4:], *tail, session_id, run_id, round_no, call_id, RUNNING),
+            ).rowcount
+            if not updated:  # a call that was not recorded as running (e.g. written by an older version)
+                conn.execute(
+                    "INSERT INTO tool_calls(session_id, run_id, round, call_id, function, tool, action, arguments, "
+                    "status, output, error, files, duration_ms, truncated, created_at) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*head, *tail, now),
+                )
 
     async def messages(self, session_id: str) -> list[StoredMessage]:
         rows = await self.db.run(self.db.query, "SELECT * FROM messages WHERE session_id=? ORDER BY id", (session_id,))
@@ -346,6 +517,8 @@ class HistoryStore:
                 tool_call_id=r["tool_call_id"] or "",
                 status=r["status"],
                 created_at=r["created_at"],
+                reasoning=r["reasoning"] or "",
+                meta=parse_meta(r["meta"]),
             )
             for r in rows
         ]
@@ -391,60 +564,6 @@ class HistoryStore:
         return build_model_messages(await self.messages(session_id), max_chars=max_chars)
 
 
-def build_model_messages(stored: list[StoredMessage], *, max_chars: int = 200_000) -> list[dict[str, Any]]:
-    """OpenAI messages from stored rows.
-
-    A tool call without a result (the process died mid-call, or the turn was stopped) gets a synthetic
-    "did not finish" result; a tool message without its call is dropped; a partial assistant text
-    (stream cut) is kept as text. Older messages are dropped first when over ``max_chars``, always
-    restarting at a user message so no tool result loses its call.
-    """
-    out: list[dict[str, Any]] = []
-    open_calls: list[str] = []
-    answered: set[str] = set()
-
-    def close_open() -> None:
-        for cid in open_calls:
-            if cid not in answered:
-                out.append({"role": "tool", "tool_call_id": cid, "content": INTERRUPTED_RESULT})
-        open_calls.clear()
-
-    for m in stored:
-        if m.role == "tool":
-            if m.tool_call_id in open_calls and m.tool_call_id not in answered:
-                answered.add(m.tool_call_id)
-                out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
-            continue
-        close_open()
-        if m.role == "user":
-            out.append({"role": "user", "content": m.content})
-        elif m.role == "assistant":
-            msg: dict[str, Any] = {"role": "assistant", "content": m.content or None}
-            if m.tool_calls:
-                msg["tool_calls"] = m.tool_calls
-                open_calls.extend(c["id"] for c in m.tool_calls)
-                answered = set()
-            elif not m.content:
-                continue
-            out.append(msg)
-    close_open()
-    return _trim(out, max_chars)
-
-
-def _trim(messages: list[dict[str, Any]], max_chars: int) -> list[dict[str, Any]]:
-    total = sum(len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or "")) for m in messages)
-    start = 0
-    while total > max_chars and start < len(messages) - 1:
-        m = messages[start]
-        total -= len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
-        start += 1
-        while start < len(messages) - 1 and messages[start]["role"] != "user":
-            m = messages[start]
-            total -= len(str(m.get("content") or "")) + len(json.dumps(m.get("tool_calls") or ""))
-            start += 1
-    return messages[start:]
-
-
 _SESSION_SQL = (
     "SELECT s.id, s.title, s.created_at, s.updated_at, s.model, COUNT(m.id) AS n FROM sessions s "
     "LEFT JOIN messages m ON m.session_id = s.id AND m.role IN ('user', 'assistant')"
@@ -471,18 +590,25 @@ def _snippet(content: str, term: str, width: int = 80) -> str:
     return ("…" if start > 0 else "") + text + ("…" if start + width < len(content) else "")
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
+def _old_writer_alive(pid: int, started_at: float) -> bool:
+    """True when the process that started a turn (pid ``pid`` at ``started_at``) may still run it.
+
+    Only for turns of a writer that held no session lock (written by an older version): a live process
+    that started after the turn is a reused pid, not the writer.
+    """
+    if pid <= 0 or pid == os.getpid():
         return False
     try:
         import psutil
 
-        return bool(psutil.pid_exists(pid))
-    except ImportError:  # pragma: no cover - psutil is a dependency
-        if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT on Windows: assume alive
-            return True
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return False
-        return True
+        proc = psutil.Process(pid)
+        return bool(proc.is_running() and proc.create_time() <= started_at + 1.0 and _is_weclaw(proc))
+    except Exception:  # gone, or not ours to look at
+        return False
+
+
+def _is_weclaw(proc: Any) -> bool:
+    try:
+        return any("weclaw" in part.lower() for part in proc.cmdline())
+    except Exception:
+        return True  # cannot tell: assume it is

@@ -22,6 +22,7 @@ cancelled, what happened is stored, and the CancelledError is re-raised; the ses
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import uuid
@@ -30,11 +31,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from weclaw_desktop.agent import events as ev
-from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget
-from weclaw_desktop.agent.history import HistoryStore
+from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget, registry_path_fields, relative_base
+from weclaw_desktop.agent.history import HistoryStore, SessionBusy
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
+from weclaw_desktop.storage.faults import StorageError
+from weclaw_desktop.textsafe import clean_text, fs_display
 from weclaw_desktop.toolkit.approval import ApprovalGate
 from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolEnv, ToolResult, ToolStatus
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
@@ -126,11 +129,17 @@ class _Turn:
         self.origin = origin
         self.gate = gate
         self.round_no = 0
-        self.guard = LoopGuard(self.opts.loop_guard_repeats)
+        self.guard = LoopGuard(
+            self.opts.loop_guard_repeats,
+            path_fields_of=registry_path_fields(loop.registry),
+            base=relative_base(loop.tool_env.allowed_roots),
+        )
         self.breaker = CircuitBreaker(self.opts.circuit_failures)
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
+        self.partial_reasoning: list[str] = []  # thinking streamed in the current round
+        self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
 
@@ -154,17 +163,31 @@ class _Turn:
         loop = self.loop
         try:
             await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
-        except KeyError:
-            message = "This conversation no longer exists. Start a new one."
-            self.emit(ev.ErrorOccurred, message=message, kind="bad_request")
+        except (KeyError, SessionBusy, StorageError) as exc:
+            if isinstance(exc, KeyError):
+                message, kind = "This conversation no longer exists. Start a new one.", "bad_request"
+            else:
+                message, kind = str(exc), "busy" if isinstance(exc, SessionBusy) else "storage"
+            self.emit(ev.ErrorOccurred, message=message, kind=kind)
             done = self._done("error", message=message)
             self.emit_done(done)
             return done
+        try:
+            return await self._run_and_finish()
+        finally:
+            loop.history.release_turn(self.run_id)
+
+    async def _run_and_finish(self) -> ev.TurnDone:
+        loop = self.loop
         try:
             done = await self._rounds()
         except asyncio.CancelledError:
             await self._after_cancel()
             raise
+        except StorageError as exc:  # disk full, database locked or damaged: say so, end the turn cleanly
+            log.warning("turn %s stopped: %s", self.run_id, exc)
+            self.emit(ev.ErrorOccurred, message=exc.message, kind="storage")
+            done = self._done("error", message=exc.message)
         except Exception as exc:  # a bug: report it, keep the session consistent
             log.exception("turn %s failed", self.run_id)
             message = f"Internal error: {type(exc).__name__}: {redact(str(exc))[:200]}"
@@ -176,6 +199,8 @@ class _Turn:
             done = self._done("error", message=message)
         try:
             await self.durable(loop.history.finish_turn(self.run_id, done.reason, self.round_no, done.message))
+        except StorageError as exc:  # kept by the history; applied when the session is next used
+            log.warning("could not record the end of turn %s: %s", self.run_id, exc)
         except Exception:
             log.exception("could not record the end of turn %s", self.run_id)
         self.emit_done(done)
@@ -205,14 +230,22 @@ class _Turn:
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent))
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
+        withheld = await self._tools_withheld()
 
         while self.round_no < self.opts.max_rounds:
             self.round_no += 1
-            rnd = self._expose(exposure)
+            rnd = self._expose(exposure, withheld=withheld)
             self.partial = []
+            self.partial_reasoning = []
             t0 = time.perf_counter()
             try:
-                completion = await loop.provider.stream(self.messages, list(rnd.schemas), on_text=self._on_text)
+                completion = await loop.provider.stream(
+                    self.messages,
+                    list(rnd.schemas),
+                    on_text=self._on_text,
+                    on_reasoning=self._on_reasoning,
+                    on_retract=self._on_retract,
+                )
             except ProviderError as exc:
                 return await self._provider_failed(exc)
             log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
@@ -224,18 +257,39 @@ class _Turn:
                     completion_tokens=u.completion_tokens,
                     total_tokens=u.total_tokens,
                 )
+            completion.text = clean_text(completion.text)  # lone surrogates from the model become U+FFFD
             calls = completion.tool_calls
-            call_dicts = [c.as_message() for c in calls]
+            for c in calls:
+                c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
+            completion.reasoning = clean_text(completion.reasoning)
+            assistant = (
+                completion.message()
+            )  # with its reasoning and opaque fields (the provider decides what goes back)
+            call_dicts = list(assistant.get("tool_calls") or [])
+            refs = {c.id: (ref.tool, ref.action) for c in calls if (ref := loop.registry.resolve(c.name))}
             await self.durable(
-                loop.history.add_assistant(self.session_id, self.run_id, self.round_no, completion.text, call_dicts)
+                loop.history.add_assistant(
+                    self.session_id,
+                    self.run_id,
+                    self.round_no,
+                    completion.text,
+                    call_dicts,
+                    refs=refs,
+                    reasoning=completion.reasoning,
+                    meta=completion.meta(),
+                )
             )
             self.partial = []
+            self.partial_reasoning = []
             self.open_calls = {c.id: c for c in calls}
-            assistant: dict[str, Any] = {"role": "assistant", "content": completion.text or None}
-            if call_dicts:
-                assistant["tool_calls"] = call_dicts
             self.messages.append(assistant)
-            self.emit(ev.AssistantMessage, text=completion.text, tool_calls=call_dicts)
+            self.emit(
+                ev.AssistantMessage,
+                text=completion.text,
+                tool_calls=call_dicts,
+                reasoning=completion.reasoning,
+                reasoning_ms=completion.reasoning_ms,
+            )
             if not calls:
                 message = "" if completion.text else "The model returned an empty answer."
                 return self._done("completed", text=completion.text, message=message)
@@ -253,15 +307,60 @@ class _Turn:
         return self._done("max_rounds", message=message)
 
     def _on_text(self, piece: str) -> None:
+        # a surrogate pair split across two deltas is joined; any other lone surrogate shows as U+FFFD
+        piece, self._high = self._high + piece, ""
+        if piece and "\ud800" <= piece[-1] <= "\udbff":
+            piece, self._high = piece[:-1], piece[-1]
+        piece = clean_text(piece)
         self.partial.append(piece)
         self.emit(ev.TextDelta, text=piece)
 
+    # --- reasoning models (see agent/provider/) --------------------------------------------------------
+    def _on_reasoning(self, piece: str) -> None:
+        piece = clean_text(piece)  # lone surrogates show as U+FFFD (a pair split across deltas shows two)
+        self.partial_reasoning.append(piece)
+        self.emit(ev.ReasoningDelta, text=piece)
+
+    def _on_retract(self, text: str) -> None:
+        """Streamed answer text was thinking (an implicit ``<think>``): it moves to the reasoning."""
+        self.partial = []
+        if text:
+            self.partial_reasoning.append(text)
+        self.emit(ev.ReasoningRetracted, text=text)
+
+    async def _tools_withheld(self) -> bool:
+        """Whether the model is marked as not supporting tools (then none are offered, and the user is told)."""
+        provider = self.loop.provider
+        try:
+            caps = await provider.capabilities()
+        except Exception:  # capabilities are advice: never let them break a turn
+            log.exception("could not resolve the capabilities of %s", provider.config.model)
+            return False
+        if not caps.tools_withheld:
+            return False
+        who = {"you": "in Settings", "endpoint": "by the endpoint", "profile": "by the provider profile"}
+        reason = (
+            f"The model '{caps.model}' is marked as not supporting tools ({who.get(caps.source('tools'), '')}), "
+            "so no tools are offered: it can answer, but not act. Choose a model with tool calling, or change its "
+            "capabilities in Settings."
+        )
+        self.emit(ev.ToolsWithheld, model=caps.model, reason=reason)
+        return True
+
+    @staticmethod
+    def _without_tools(rnd: Exposure) -> Exposure:
+        """The round's offer for a model without tools: nothing (a call it makes anyway is refused as not offered)."""
+        dropped = {**rnd.dropped, **dict.fromkeys(rnd.tools, "the model does not support tools")}
+        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, tier="withheld")
+
     # --- exposure -----------------------------------------------------------------------------------
-    def _expose(self, exposure: TurnExposure) -> Exposure:
+    def _expose(self, exposure: TurnExposure, *, withheld: bool = False) -> Exposure:
         """The round's offer: the one exposure computation, with this turn's circuit breaker and routing."""
         registry = self.loop.registry
         blocked = {tool: self._circuit_open(tool) for tool in self.breaker.open}
         rnd = self.loop.dispatcher.exposure.compute(exposure, blocked=blocked, schemas=True)
+        if withheld:
+            rnd = self._without_tools(rnd)
         hidden = {t: [d.code.value for d in ds] for t, ds in rnd.hidden.items()}
         log.info(
             "round %d run=%s registered=%d visible=%d hidden=%d %s routed(%s)=%d %s sent=%d functions %s%s",
@@ -407,7 +506,8 @@ class _Turn:
 
     async def _store_result(self, c: AssembledCall, outcome: CallOutcome) -> None:
         result = outcome.result
-        text, truncated = self.budget.take(redact(result.for_model()))
+        # undecodable bytes of file names as \xNN (the model can send them back), other odd text as U+FFFD
+        text, truncated = self.budget.take(redact(fs_display(result.for_model())))
         truncated = truncated or result.truncated
         self.open_calls.pop(c.id, None)
         self.messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
@@ -439,7 +539,7 @@ class _Turn:
             output=text,
             duration_ms=result.duration_ms,
             files=list(result.files),
-            error=redact(result.error or ""),
+            error=redact(fs_display(result.error or "")),
             truncated=truncated,
             error_kind=outcome.error,
             decided_by=outcome.decided_by,
@@ -449,10 +549,11 @@ class _Turn:
     # --- failure paths --------------------------------------------------------------------------------
     async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
         partial = "".join(self.partial) or exc.partial
-        if partial:
+        thought = "".join(self.partial_reasoning) or exc.partial_reasoning
+        if partial or thought:
             await self.durable(
                 self.loop.history.add_assistant(
-                    self.session_id, self.run_id, self.round_no, partial, [], status="partial"
+                    self.session_id, self.run_id, self.round_no, partial, [], status="partial", reasoning=thought
                 )
             )
         self.emit(ev.ErrorOccurred, message=exc.message, kind=exc.kind, retryable=exc.retryable)
@@ -470,15 +571,19 @@ class _Turn:
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
         partial = "".join(self.partial)
-        if partial:
-            await self.loop.history.add_assistant(
-                self.session_id, self.run_id, self.round_no, partial, [], status="cancelled"
-            )
-        await self._close_open_calls(
-            "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED
-        )
-        if self.writes:
-            await asyncio.gather(*list(self.writes), return_exceptions=True)
+        thought = "".join(self.partial_reasoning)
         message = "Stopped by the user."
-        await self.loop.history.finish_turn(self.run_id, "cancelled", self.round_no, message)
+        try:
+            if partial or thought:
+                await self.loop.history.add_assistant(
+                    self.session_id, self.run_id, self.round_no, partial, [], status="cancelled", reasoning=thought
+                )
+            await self._close_open_calls(
+                "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED
+            )
+            if self.writes:
+                await asyncio.gather(*list(self.writes), return_exceptions=True)
+            await self.loop.history.finish_turn(self.run_id, "cancelled", self.round_no, message)
+        except StorageError as exc:  # the next use of the session closes what could not be written
+            log.warning("could not record the stop of turn %s: %s", self.run_id, exc)
         self.emit_done(self._done("cancelled", text=partial, message=message))

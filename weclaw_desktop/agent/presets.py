@@ -1,13 +1,15 @@
 """Provider presets: OpenAI-compatible endpoints users pick from a list instead of typing URLs.
 
-``known_models`` are suggestions shown when the endpoint has no ``/models`` listing (or it fails);
-the model list itself comes from the endpoint whenever it answers.
+A preset is the user-facing part of a provider profile (``resources/providers.toml``, one declaration per
+provider): label, base URL, key page, suggested models. ``known_models`` are suggestions shown when the endpoint
+has no ``/models`` listing (or it fails); the model list itself comes from the endpoint whenever it answers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from weclaw_desktop.agent.provider.profiles import Profile, profiles
 from weclaw_desktop.i18n import has_chinese, is_chinese
 
 
@@ -32,93 +34,25 @@ class Preset:
         return " ".join(words) or self.label
 
 
-PRESETS: dict[str, Preset] = {
-    p.key: p
-    for p in [
-        Preset(
-            "openai",
-            "OpenAI",
-            "https://api.openai.com/v1",
-            "gpt-4o-mini",
-            key_url="https://platform.openai.com/api-keys",
-            known_models=("gpt-4o-mini", "gpt-4o", "gpt-4.1", "gpt-4.1-mini"),
-        ),
-        Preset(
-            "deepseek",
-            "DeepSeek 深度求索",
-            "https://api.deepseek.com/v1",
-            "deepseek-chat",
-            key_url="https://platform.deepseek.com/api_keys",
-            known_models=("deepseek-chat", "deepseek-reasoner"),
-        ),
-        Preset(
-            "qwen",
-            "Qwen 通义千问 (DashScope)",
-            "https://dashscope.aliyuncs.com/compatible-mode/v1",
-            "qwen-plus",
-            key_url="https://dashscope.console.aliyun.com/apiKey",
-            known_models=("qwen-plus", "qwen-max", "qwen-turbo"),
-        ),
-        Preset(
-            "qwen_intl",
-            "Qwen (DashScope international)",
-            "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
-            "qwen-plus",
-            known_models=("qwen-plus", "qwen-max", "qwen-turbo"),
-            label_zh="Qwen 通义千问（DashScope 国际版）",
-        ),
-        Preset(
-            "zhipu",
-            "Zhipu GLM 智谱",
-            "https://open.bigmodel.cn/api/paas/v4",
-            "glm-4-flash",
-            has_models_endpoint=False,
-            key_url="https://open.bigmodel.cn/usercenter/apikeys",
-            known_models=("glm-4-flash", "glm-4-plus", "glm-4-air"),
-        ),
-        Preset(
-            "moonshot",
-            "Moonshot Kimi 月之暗面",
-            "https://api.moonshot.cn/v1",
-            "moonshot-v1-8k",
-            key_url="https://platform.moonshot.cn/console/api-keys",
-            known_models=("moonshot-v1-8k", "moonshot-v1-32k", "kimi-k2-0905-preview"),
-        ),
-        Preset(
-            "siliconflow",
-            "SiliconFlow 硅基流动",
-            "https://api.siliconflow.cn/v1",
-            "Qwen/Qwen2.5-7B-Instruct",
-            key_url="https://cloud.siliconflow.cn/account/ak",
-            known_models=("Qwen/Qwen2.5-7B-Instruct", "deepseek-ai/DeepSeek-V3"),
-        ),
-        Preset(
-            "openrouter",
-            "OpenRouter",
-            "https://openrouter.ai/api/v1",
-            "openai/gpt-4o-mini",
-            key_url="https://openrouter.ai/keys",
-            known_models=("openai/gpt-4o-mini", "anthropic/claude-3.5-sonnet"),
-        ),
-        Preset(
-            "ollama",
-            "Ollama (local)",
-            "http://localhost:11434/v1",
-            "qwen2.5:7b",
-            needs_key=False,
-            label_zh="Ollama（本地）",
-        ),
-        Preset(
-            "lmstudio",
-            "LM Studio (local)",
-            "http://localhost:1234/v1",
-            "",
-            needs_key=False,
-            label_zh="LM Studio（本地）",
-        ),
-        Preset("custom", "Custom OpenAI-compatible", "", ""),
-    ]
-}
+def _preset(profile: Profile) -> Preset:
+    names = [m for m in profile.models.known if not any(ch in m for ch in "*?[")]
+    if profile.default_model and profile.default_model not in names:
+        names.insert(0, profile.default_model)
+    return Preset(
+        key=profile.key,
+        label=profile.label,
+        base_url=profile.base_url,
+        default_model=profile.default_model,
+        needs_key=profile.needs_key,
+        has_models_endpoint=profile.models.listing != "none",
+        stream_usage=profile.stream_usage,
+        key_url=profile.key_url,
+        known_models=tuple(names),
+        label_zh=profile.label_zh,
+    )
+
+
+PRESETS: dict[str, Preset] = {key: _preset(p) for key, p in profiles().items()}
 
 
 def get_preset(key: str) -> Preset:

@@ -51,7 +51,7 @@ from weclaw_desktop.agent.audit_sink import SqliteAudit
 from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, StoredMessage, StoredToolCall
 from weclaw_desktop.agent.logs import setup_logging
 from weclaw_desktop.agent.loop import AgentLoop, LoopOptions
-from weclaw_desktop.agent.provider import Provider, ProviderConfig
+from weclaw_desktop.agent.provider import Capabilities, Provider, ProviderConfig, StreamTimeouts, ThinkingChoice
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
 from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
@@ -204,6 +204,7 @@ class AgentRuntime:
         db = shared_database(paths.database)  # the one Database object of this file: tools, scheduler, history
         history = HistoryStore(db)
         audit = SqliteAudit(db)
+        history.on_abandoned(audit.close_runs)  # recovery closes the audit rows of interrupted turns too
         hooks = Hooks()
         dispatcher = Dispatcher(
             registry,
@@ -257,6 +258,9 @@ class AgentRuntime:
             timeout_s=p.timeout_s,
             max_retries=p.max_retries,
             preset=p.preset,
+            timeouts=StreamTimeouts(p.connect_timeout_s, p.first_token_timeout_s, p.idle_timeout_s),
+            thinking=ThinkingChoice(p.thinking, p.reasoning_effort),
+            capabilities={name: Capabilities(**c.model_dump()) for name, c in p.capabilities.items()},
         )
 
     def api_key(self) -> str | None:

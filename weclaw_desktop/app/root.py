@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from weclaw_desktop.i18n import tr
+from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.paths import AppPaths, app_paths
 from weclaw_desktop.settings import SettingsStore
 from weclaw_desktop.ui.boot import build_window, follow_system_theme, prepare_ui, qt_application
@@ -64,10 +64,34 @@ def create_runtime(
     return runtime
 
 
+#: How often the app tries the database again after a fault at start (locked by another program, full disk).
+STORAGE_RETRY_S = 5.0
+
+
 async def load_runtime(window: MainWindow, paths: AppPaths) -> AgentRuntime:
-    """Import the agent layer off the UI thread, then compose and attach the runtime."""
+    """Import the agent layer off the UI thread, then compose and attach the runtime.
+
+    A storage fault (the database locked by another program, a full or read-only disk) is shown as a
+    notice and retried every few seconds; a damaged database was moved aside and a notice says where.
+    """
     await asyncio.to_thread(importlib.import_module, "weclaw_desktop.agent.runtime")
-    runtime = create_runtime(window, paths=paths)
+    from weclaw_desktop.storage.faults import StorageError
+
+    shown: str | None = None
+    while True:
+        try:
+            runtime = create_runtime(window, paths=paths)
+            break
+        except StorageError as exc:
+            log.warning("database not usable at start: %s", exc)
+            if exc.kind.value != shown:
+                window.show_notice(exc.text(), "error")
+                shown = exc.kind.value
+            await asyncio.sleep(STORAGE_RETRY_S)
+    if shown is not None:
+        window.show_notice(Text("storage.ok"))
+    if runtime.db.recovered is not None:
+        window.show_notice(runtime.db.recovered.text(), "warning")
     recovered = await runtime.recover()
     if recovered:
         log.info("marked %d interrupted turns", recovered)

@@ -24,8 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 
-from weclaw_desktop.companion import CompanionEvent, CompanionService, EventKind, FileState
-from weclaw_desktop.companion.service import DeviceInfo, attach_to_registry
+from weclaw_desktop.companion import (
+    CompanionEvent,
+    CompanionService,
+    DeviceInfo,
+    EventKind,
+    FileState,
+    attach_to_registry,
+)
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.mcp import McpManager
 from weclaw_desktop.paths import AppPaths
@@ -204,15 +210,21 @@ class AppServices:
                 return False
             transfer = await self.companion.send_files(paths, device_id=device.id)
             self.window.show_notice(Text("phone.send.offered", names=names, device=device.name))
-            settled = await transfer.wait(SEND_TIMEOUT_S)
+            on_phone = frozenset({FileState.READY, FileState.DELIVERED, FileState.FAILED, FileState.CANCELLED})
+            settled = await transfer.wait(SEND_TIMEOUT_S, settled=on_phone)
+            if settled and transfer.count(FileState.READY):  # held on the phone: only the user's tap saves it
+                self.window.show_notice(Text("phone.send.ready", names=names, device=device.name))
+                settled = await transfer.wait(SEND_TIMEOUT_S)
         except asyncio.CancelledError:
             raise
         except (OSError, LookupError, RuntimeError, ValueError) as exc:
             self.window.show_notice(Text("phone.send.failed", names=names, reason=str(exc)), "error")
             return False
-        ok = (FileState.DELIVERED, FileState.SENT)  # SENT: streamed whole, the phone's browser cannot confirm
-        problems = [f"{f.name}: {f.error or f.state.value}" for f in transfer.files.values() if f.state not in ok]
+        files = transfer.files.values()
+        problems = [f"{f.name}: {f.error or f.state.value}" for f in files if f.state is not FileState.DELIVERED]
         if not settled or problems:
+            if all(f.state in (FileState.DELIVERED, FileState.READY) for f in files):
+                return False  # on the phone, not saved: already said so, not a failure
             reason: str | Text = "; ".join(problems) if settled else Text("phone.send.timeout")
             self.window.show_notice(Text("phone.send.failed", names=names, reason=reason), "error")
             return False

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from weclaw_desktop.agent import events as ev
@@ -44,17 +45,35 @@ def register(sub: Any) -> None:
     p.add_argument("--exposure", choices=["progressive", "all"], help="which tools the model sees")
     p.add_argument("--tools", metavar="PATH", help="tools.json to use (default: the bundled one)")
     p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers of the settings")
+    p.add_argument("--hide-reasoning", action="store_true", help="do not print the model's thinking")
+    thinking = p.add_mutually_exclusive_group()
+    thinking.add_argument(
+        "--reasoning-effort",
+        metavar="LEVEL",
+        help="thinking effort (the levels depend on the provider, e.g. low, high)",
+    )
+    thinking.add_argument("--no-thinking", action="store_true", help="switch the model's thinking off")
     p.add_argument("--data-dir", dest="chat_data_dir", default=argparse.SUPPRESS, help="same as WECLAW_HOME")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from weclaw_desktop.storage.faults import StorageError, storage_error
+
     data_dir = getattr(args, "chat_data_dir", None)
     if data_dir:
         os.environ["WECLAW_HOME"] = os.path.abspath(data_dir)
     if args.max_rounds is not None and not 1 <= args.max_rounds <= 100:
         return _fail(tr("cli.chat.max_rounds"), 2)
-    return asyncio.run(_main(args))
+    try:
+        return asyncio.run(_main(args))
+    except StorageError as exc:  # the database or the disk: one line, never a traceback
+        return _fail(exc.message)
+    except OSError as exc:  # the data folder itself (full or read-only disk)
+        fault = storage_error(exc, Path(exc.filename or "."))
+        if fault is None:
+            raise
+        return _fail(fault.message)
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -88,6 +107,9 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(tr("cli.chat.no_env", name=args.api_key_env), 2)
     if not settings.provider.configured:
         return _fail(tr("cli.chat.no_endpoint"), 2)
+    thinking_problem = _thinking(settings, args)
+    if thinking_problem:
+        return _fail(thinking_problem, 2)
 
     reader = LineReader()
     gate: ApprovalGate = AutoApprove() if args.yes else AutoDeny() if args.deny_risky else TerminalGate(reader)
@@ -97,6 +119,8 @@ async def _main(args: argparse.Namespace) -> int:
         )
     except ManifestError as exc:
         return _fail(tr("cli.chat.bad_tools", problem=str(exc).splitlines()[0]), 2)
+    if rt.db.recovered is not None:  # a damaged database was moved aside: say where it is kept
+        print(f"[{rt.db.recovered.message}]", file=sys.stderr)
     mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths)
     try:
         if mcp is not None:
@@ -105,7 +129,9 @@ async def _main(args: argparse.Namespace) -> int:
         session_id = await _session(rt, args)
         if session_id is None:
             return _fail(tr("cli.chat.no_session", id=args.session), 2)
-        printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout)
+        if not session_id:
+            return _fail(tr("cli.chat.session_busy", id=args.session), 2)
+        printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr, args.hide_reasoning)
         if not args.json:
             print(tr("cli.chat.session", id=session_id), file=sys.stderr)
         if args.message is not None:
@@ -118,6 +144,23 @@ async def _main(args: argparse.Namespace) -> int:
         if mcp is not None:
             await mcp.stop_all()
         await rt.close()
+
+
+def _thinking(settings: Any, args: argparse.Namespace) -> str:
+    """Apply --reasoning-effort / --no-thinking to the settings; a reason when the provider cannot do it."""
+    from weclaw_desktop.agent.provider import ThinkingChoice, ThinkingUnsupported, check_thinking, profile_for
+
+    p = settings.provider
+    if args.no_thinking:
+        p.thinking, p.reasoning_effort = "off", ""
+    elif args.reasoning_effort:
+        p.thinking, p.reasoning_effort = "default", args.reasoning_effort
+    profile = profile_for(p.preset, p.base_url)
+    try:
+        check_thinking(profile.thinking, ThinkingChoice(p.thinking, p.reasoning_effort), profile.label)
+    except ThinkingUnsupported as exc:
+        return str(exc)
+    return ""
 
 
 def _mcp_manager(rt: Any, settings: Any, paths: Any) -> Any:
@@ -140,13 +183,22 @@ async def _start_mcp(manager: Any, settings: Any) -> None:
 
 
 async def _session(rt: Any, args: argparse.Namespace) -> str | None:
+    """The conversation to use: None when --session names none, '' when it is busy in another process.
+
+    Without --session the latest conversation continues, unless a turn of it runs in another process:
+    then a new one starts (one writer per conversation) and a line on stderr says so.
+    """
     if args.session:
         found = await rt.get_session(args.session)
-        return found.id if found else None
+        if found is None:
+            return None
+        return "" if await rt.history.busy_elsewhere(found.id) is not None else str(found.id)
     if not args.new:
         latest = await rt.history.latest_session()
         if latest is not None:
-            return str(latest.id)
+            if await rt.history.busy_elsewhere(latest.id) is None:
+                return str(latest.id)
+            print(tr("cli.chat.latest_busy", id=latest.id), file=sys.stderr)
     return str((await rt.create_session()).id)
 
 
@@ -213,21 +265,54 @@ class JsonPrinter(Printer):
 
 
 class TextPrinter(Printer):
-    """The answer as it streams, and one line per tool call."""
+    """The answer as it streams on stdout, one line per tool call; the model's thinking dimmed on stderr (so a
+    redirected stdout holds only the answer), unless hidden."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, thoughts: TextIO | None = None, hide_reasoning: bool = False) -> None:
         self.out = out
+        self.thoughts = thoughts or sys.stderr
+        self.hide_reasoning = hide_reasoning
         self.at_line_start = True
+        self._thinking = False  # a run of thinking text is open on self.thoughts
+        tty = getattr(self.thoughts, "isatty", None)
+        self._dim = bool(tty and tty()) and not os.environ.get("NO_COLOR")
 
     def _line(self, text: str) -> None:
+        self._end_thinking()
         if not self.at_line_start:
             self.out.write("\n")
         self.out.write(text + "\n")
         self.at_line_start = True
         self.out.flush()
 
+    def _think(self, text: str) -> None:
+        if self.hide_reasoning or not text:
+            return
+        if not self._thinking:
+            self._thinking = True
+            if not self.at_line_start:
+                self.out.write("\n")
+                self.out.flush()
+                self.at_line_start = True
+        self.thoughts.write(f"\x1b[2m{text}\x1b[0m" if self._dim else text)
+        self.thoughts.flush()
+
+    def _end_thinking(self) -> None:
+        if self._thinking:
+            self._thinking = False
+            self.thoughts.write("\n\n")
+            self.thoughts.flush()
+
     def event(self, event: ev.Event) -> None:
-        if isinstance(event, ev.TextDelta):
+        if isinstance(event, ev.ReasoningDelta):
+            self._think(event.text)
+        elif isinstance(event, ev.ReasoningRetracted):
+            if not self.hide_reasoning:
+                self._line("  " + tr("cli.chat.retracted"))
+        elif isinstance(event, ev.ToolsWithheld):
+            self._line("  ! " + tr("chat.tools_withheld", model=event.model))
+        elif isinstance(event, ev.TextDelta):
+            self._end_thinking()
             self.out.write(event.text)
             self.out.flush()
             self.at_line_start = event.text.endswith("\n")
@@ -247,6 +332,7 @@ class TextPrinter(Printer):
             self._line(f"  ! {event.message}")
 
     def finish(self) -> None:
+        self._end_thinking()
         if not self.at_line_start:
             self.out.write("\n")
             self.at_line_start = True

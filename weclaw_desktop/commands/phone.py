@@ -18,8 +18,14 @@ def register(sub: Any) -> None:
     p.add_argument("--host", default="", help="address to bind (default: settings, else the LAN address)")
     p.add_argument("--port", type=int, default=None, help="port (default: settings, 8765)")
     p.add_argument("--yes", action="store_true", help="accept new phones without asking")
-    p.add_argument("--send", nargs="+", metavar="FILE", help="send these files to the most recent phone, then exit")
-    p.add_argument("--wait", type=float, default=300.0, help="seconds to wait for delivery with --send")
+    p.add_argument(
+        "--send",
+        nargs="+",
+        metavar="FILE",
+        help="send these files to the most recent phone, wait until they are saved there, then exit "
+        "(exit 0: all saved on the phone; 2: all on the phone, some not saved yet; 1: otherwise)",
+    )
+    p.add_argument("--wait", type=float, default=300.0, help="seconds to wait for the phone with --send")
     p.set_defaults(run=run)
 
 
@@ -36,7 +42,7 @@ async def _ask(req: Any) -> bool:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from weclaw_desktop.companion import CompanionEvent, CompanionService, EventKind
+    from weclaw_desktop.companion import CompanionEvent, CompanionService, EventKind, FileState
     from weclaw_desktop.companion.qr import qr_text
     from weclaw_desktop.settings import SettingsStore
 
@@ -54,6 +60,8 @@ async def _main(args: argparse.Namespace) -> int:
             print(tr("cli.phone.received", name=event.data["name"], n=event.data["size"], path=event.data["path"]))
         elif event.kind in (EventKind.DEVICE_PAIRED, EventKind.DEVICE_ONLINE, EventKind.DEVICE_OFFLINE):
             print(tr(f"cli.phone.{event.kind.value}", device=event.device_name))
+        elif event.kind is EventKind.FILE_READY:
+            print(tr("cli.phone.ready", name=event.data["name"]))
         elif event.kind is EventKind.DELIVERY_ACKNOWLEDGED:
             print(tr("cli.phone.delivered", name=event.data["name"], sha256=event.data["sha256"]))
         elif event.kind is EventKind.TRANSFER_FAILED:
@@ -75,13 +83,18 @@ async def _main(args: argparse.Namespace) -> int:
             paths = await asyncio.to_thread(lambda: [Path(p).expanduser().resolve(strict=True) for p in args.send])
             transfer = await service.send_files(paths, device_id=devices[0].id)
             print(tr("cli.phone.offered", n=len(transfer.files), device=devices[0].name, url=service.base_url))
-            done = await transfer.wait(args.wait)
-            for f in transfer.files.values():
-                print(f"{f.name}: {f.state.value} {f.phone_sha256 or f.error}")
-            return 0 if done and all(f.state.value in ("delivered", "sent") for f in transfer.files.values()) else 1
+            done = await transfer.wait(args.wait)  # until every file is saved on the phone, failed or cancelled
+            for f in sorted(transfer.files.values(), key=lambda f: f.seq):
+                print(f"{f.name}: {tr(f'cli.phone.state.{f.state.value}')} {f.error}".rstrip())
+            states = {f.state for f in transfer.files.values()}
+            if done and states == {FileState.DELIVERED}:
+                return 0
+            return 2 if states <= {FileState.DELIVERED, FileState.READY} else 1
         code = service.new_pairing_code()
         print(qr_text(code.url))
         print(tr("cli.phone.scan", url=code.url))
+        if not service.keys_persistent:
+            print(tr("cli.phone.no_keyring"))
         paired = ", ".join(d.name for d in devices) or tr("cli.phone.no_phones")
         print(tr("cli.phone.status", devices=paired, folder=service.incoming_dir))
         await asyncio.Event().wait()  # until Ctrl+C

@@ -1,8 +1,9 @@
-"""The mobile companion: a LAN server, QR pairing, verified transfers and the phone web page (DESIGN.md 6)."""
+"""The mobile companion: a LAN server, QR pairing, authenticated and encrypted transfers, the phone page."""
 
 from weclaw_desktop.companion.bridge import CompanionBridge
 from weclaw_desktop.companion.events import CompanionEvent, EventKind
-from weclaw_desktop.companion.service import CompanionService, DeviceInfo, PairingRequest, attach_to_registry
+from weclaw_desktop.companion.link import CompanionService, attach_to_registry
+from weclaw_desktop.companion.service import DeviceInfo, PairingRequest
 from weclaw_desktop.companion.transfers import FileState, OutgoingTransfer
 
 __all__ = [

@@ -14,14 +14,16 @@ log = logging.getLogger("weclaw.companion")
 class EventKind(StrEnum):
     SERVER_STARTED = "server_started"
     SERVER_STOPPED = "server_stopped"
-    DEVICE_PAIRED = "device_paired"
+    DEVICE_PAIRED = "device_paired"  # data: replaced (the same phone paired again)
+    PAIRING_CODE_USED = "pairing_code_used"  # the shown QR code is spent: show a new one
     DEVICE_REVOKED = "device_revoked"
     DEVICE_ONLINE = "device_online"
     DEVICE_OFFLINE = "device_offline"
-    FILE_RECEIVED = "file_received"  # data: name, path, size, sha256
-    DELIVERY_ACKNOWLEDGED = "delivery_acknowledged"  # data: session, file, name, sha256
-    TRANSFER_PROGRESS = "transfer_progress"  # data: session, file, bytes, size
-    TRANSFER_FAILED = "transfer_failed"  # data: session, file, name, reason
+    FILE_RECEIVED = "file_received"  # data: name, path, size, sha256, mime
+    FILE_READY = "file_ready"  # data: session, file, name: held on the phone, waiting for the user's tap to save
+    DELIVERY_ACKNOWLEDGED = "delivery_acknowledged"  # data: session, file, name, sha256, path: saved on the phone
+    TRANSFER_PROGRESS = "transfer_progress"  # data: session, file, name, bytes, size
+    TRANSFER_FAILED = "transfer_failed"  # data: session, file, name, reason (direction "in" for uploads)
 
 
 @dataclass(frozen=True)

@@ -1,48 +1,48 @@
-"""CompanionService: the ``companion`` bridge. Runs the phone link's LAN server on the app's asyncio loop.
+"""The phone link's state and rules, with no HTTP in it (``server.py`` is the HTTP face, ``link.py`` runs both).
 
-    service = CompanionService(settings.companion)
-    service.events.subscribe(on_event)            # file received, delivered, device paired/revoked ...
-    service.accept_device = ask_user              # async (PairingRequest) -> bool; or settings.auto_accept
-    await service.start()                         # bind the chosen interface and port
-    code = service.new_pairing_code()             # QR: code.url; text: code.url
-    transfer = await service.send_files([path], device_id=...)
-    await transfer.wait(120)                      # delivered = the phone confirmed the SHA-256
-    await service.stop()
+    core = CompanionCore(settings, secrets=SecretStore())
+    await core.open()                               # master key, database, persisted offers and uploads
+    core.advertise("192.168.1.20", 8765)            # the address the QR code and the Host check use
+    code = core.new_pairing_code()                  # code.url goes into the QR code (secret in the fragment)
+    transfer = await core.send_files([path], device_id=...)
 
-The service object lives as long as the app; start() and stop() may be called any number of times (the
-app injects it into the registry while it runs, and again after a restart on another port).
+Every refusal is a :class:`~.problems.Problem`. Pairing, sessions and device keys are here; the two
+directions of transfer are :mod:`.outbox` and :mod:`.inbox`. The clock is injectable (tests move it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import json
 import logging
 import socket
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-
-from weclaw_desktop.companion import server
-from weclaw_desktop.companion.devices import AuthProblem, Device, DeviceStore, token_hash
-from weclaw_desktop.companion.events import CompanionEvent, EventHub, EventKind
-from weclaw_desktop.companion.network import choose_address
-from weclaw_desktop.companion.pairing import PairingCode, PairingCodes, RateLimiter
-from weclaw_desktop.companion.transfers import (
-    FileState,
-    IncomingFile,
-    IncomingSession,
-    OutgoingFile,
-    OutgoingTransfer,
-    clean_partials,
-    describe_file,
-    free_bytes,
-    new_id,
+from weclaw_desktop.clock import SYSTEM_CLOCK, Clock
+from weclaw_desktop.companion import wire
+from weclaw_desktop.companion.crypto import (
+    CryptoError,
+    b64d,
+    b64e,
+    mac,
+    mac_ok,
+    open_sealed,
+    seal,
 )
+from weclaw_desktop.companion.devices import KEY_LIFETIME_S, KEY_RENEW_AFTER_S, Device, DeviceStore, phone_hash
+from weclaw_desktop.companion.events import CompanionEvent, EventHub, EventKind
+from weclaw_desktop.companion.inbox import Inbox
+from weclaw_desktop.companion.keys import MasterKey, Secrets
+from weclaw_desktop.companion.limits import Limits
+from weclaw_desktop.companion.outbox import Outbox
+from weclaw_desktop.companion.pairing import PairingCode, PairingCodes, RateLimiter
+from weclaw_desktop.companion.problems import Problem
+from weclaw_desktop.companion.sessions import Challenges, Session, Sessions
+from weclaw_desktop.companion.transfer_store import TransferStore
+from weclaw_desktop.companion.transfers import OFFER_TTL_S, safe_name
 from weclaw_desktop.paths import AppPaths, app_paths, resource_path
 from weclaw_desktop.settings import CompanionSettings
 from weclaw_desktop.storage.db import Database
@@ -51,7 +51,7 @@ log = logging.getLogger("weclaw.companion")
 
 ACCEPT_TIMEOUT_S = 120.0
 TOUCH_EVERY_S = 30.0
-DISK_RESERVE = 256 << 20  # never fill the disk to the last byte
+StreamItem = tuple[str, dict[str, Any]] | None
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,7 @@ class PairingRequest:
     name: str
     user_agent: str
     address: str
+    again: bool = False  # this phone was paired before: its entry and key are replaced
 
 
 @dataclass(frozen=True)
@@ -73,47 +74,69 @@ class DeviceInfo:
 
 
 AcceptCallback = Callable[[PairingRequest], Awaitable[bool]]
-Problem = web.Response
 
 
-class CompanionService:
+class CompanionCore:
     def __init__(
         self,
         settings: CompanionSettings | None = None,
         *,
         paths: AppPaths | None = None,
         db: Database | None = None,
+        secrets: Secrets | None = None,
         desktop_name: str | None = None,
         static_dir: Path | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        limits: Limits | None = None,
     ) -> None:
+        if secrets is None:
+            from weclaw_desktop.secrets import SecretStore
+
+            secrets = SecretStore()
         self.settings = settings or CompanionSettings()
         self.paths = paths or app_paths()
-        self._db = db
-        self._store: DeviceStore | None = None
+        self.clock: Callable[[], float] = clock.time  # wall-clock seconds: expiry, rate limits, challenges
+        self.limits = limits or Limits()
+        self.master = MasterKey(secrets)
         self.desktop_name = desktop_name or socket.gethostname() or "WeClaw"
         self.static_dir = static_dir or resource_path("companion")
         self.events = EventHub()
         self.accept_device: AcceptCallback | None = None
-        self.pairing = PairingCodes()
-        self._pair_by_ip = RateLimiter(5, 60.0)
-        self._pair_global = RateLimiter(30, 60.0)
-        self._outgoing: dict[str, OutgoingTransfer] = {}
-        self._incoming: dict[str, IncomingSession] = {}
-        self._streams: dict[str, set[asyncio.Queue[tuple[str, dict[str, Any]] | None]]] = {}
-        self._auth_cache: dict[str, Device] = {}
+        self.pairing = PairingCodes(clock=self.clock)
+        self.challenges = Challenges(self.clock)
+        self.sessions = Sessions(self.clock)
+        self._pair_failures = RateLimiter(self.limits.pair_failures_per_min, 60.0, clock.monotonic)
+        self._hellos = RateLimiter(self.limits.hellos_per_min, 60.0, clock.monotonic)
+        self._db = db
+        self._own_db = db is None
+        self._store: DeviceStore | None = None
+        self._devices: dict[str, Device] = {}
         self._touched: dict[str, float] = {}
-        self._runner: web.AppRunner | None = None
+        self._streams: dict[str, set[asyncio.Queue[StreamItem]]] = {}
+        self._cutters: list[Callable[[str], None]] = []
+        self.outbox = Outbox(self.master, self.clock, self.emit, self._push, self.device)
+        self.inbox = Inbox(
+            self.master,
+            self.clock,
+            self.emit,
+            self._push,
+            lambda: self.incoming_dir,
+            lambda: self.max_upload_bytes,
+            self.limits,
+        )
         self.host = ""
         self.port = 0
+        self.opened = False
 
-    # --- lifecycle ------------------------------------------------------------------------------
-    @property
-    def running(self) -> bool:
-        return self._runner is not None
-
+    # --- set-up ---------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}"
+
+    @property
+    def authority(self) -> str:
+        """What the Host header must say (DNS rebinding sends another name)."""
+        return f"{self.host}:{self.port}"
 
     @property
     def incoming_dir(self) -> Path:
@@ -123,353 +146,341 @@ class CompanionService:
     def max_upload_bytes(self) -> int:
         return self.settings.max_upload_mb << 20
 
-    async def store(self) -> DeviceStore:
+    @property
+    def keys_persistent(self) -> bool:
+        """False when there is no usable keyring: phones must pair again after a restart."""
+        return self.master.persistent
+
+    @property
+    def store(self) -> DeviceStore:
         if self._store is None:
-            if self._db is None:
-                self._db = await asyncio.to_thread(Database.open, self.paths.database)
-            self._store = await asyncio.to_thread(DeviceStore, self._db)
+            raise RuntimeError("CompanionCore.open() first")
         return self._store
 
-    async def start(self, host: str | None = None, port: int | None = None) -> None:
-        """Bind ``host`` (default: the chosen interface, else the default-route LAN address) and ``port``."""
-        if self.running:
-            await self.stop()
-        await self.store()
-        address = host if host else await asyncio.to_thread(choose_address, self.settings.interface)
-        wanted = self.settings.port if port is None else port
-        await asyncio.to_thread(self.incoming_dir.mkdir, parents=True, exist_ok=True)
-        await asyncio.to_thread(clean_partials, self.incoming_dir, 0.0)
-        runner = web.AppRunner(server.build_app(self), access_log=None, shutdown_timeout=2.0)
-        await runner.setup()
-        site = web.TCPSite(runner, address, wanted)  # SO_REUSEADDR on POSIX: a restart may reuse the port
-        try:
-            await site.start()
-        except OSError:
-            await runner.cleanup()
-            raise
-        bound = runner.addresses
-        self.port = int(bound[0][1]) if bound else wanted
-        self.host = address
-        self._runner = runner
-        log.info("phone link listening on %s", self.base_url)
-        self.events.emit(CompanionEvent(EventKind.SERVER_STARTED, data={"url": self.base_url}))
+    @property
+    def transfers(self) -> TransferStore:
+        return self.outbox.store
 
-    async def stop(self) -> None:
-        runner, self._runner = self._runner, None
-        if runner is None:
+    async def open(self) -> None:
+        """Load the master key and the database, and bring back offers and uploads (idempotent)."""
+        if self.opened:
             return
+        await asyncio.to_thread(self.master.load)
+        if self._db is None:
+            self._db = await asyncio.to_thread(Database.open, self.paths.database)
+        db = self._db
+        self._store = await asyncio.to_thread(DeviceStore, db)
+        store = TransferStore(db)
+        check = self.master.check_value()
+        known = await asyncio.to_thread(self._store.meta, "key_check")
+        if known is not None and known != check:
+            gone = await asyncio.to_thread(self._store.revoke_all, self.clock(), "keys_lost")
+            if gone:
+                log.warning(
+                    "the phone link's key is not the one phones were paired with: %d phone(s) must pair again", gone
+                )
+        if known != check:
+            await asyncio.to_thread(self._store.set_meta, "key_check", check)
+        await asyncio.to_thread(store.prune, self.clock() - OFFER_TTL_S)
+        lost = known is not None and known != check
+        await self.outbox.load(store, lost=lost)
+        await asyncio.to_thread(self.incoming_dir.mkdir, parents=True, exist_ok=True)
+        await self.inbox.load(store, lost=lost)
+        self.opened = True
+
+    def close(self) -> None:
+        """Forget live state (sessions, streams); the database keeps everything else."""
         for queues in self._streams.values():
             for q in queues:
                 q.put_nowait(None)
-        self.pairing.clear()
-        await runner.cleanup()
         self._streams.clear()
-        log.info("phone link stopped")
-        self.events.emit(CompanionEvent(EventKind.SERVER_STOPPED))
+        self.sessions.clear()
+        self.pairing.clear()
+        if self._own_db and self._db is not None:
+            self._db.close()
+            self._db = None
+            self._store = None
+            self.opened = False
+
+    def advertise(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+
+    def on_cut(self, cutter: Callable[[str], None]) -> Callable[[], None]:
+        """``cutter(device_id)`` is called when a device is revoked: it must end that device's requests now."""
+        self._cutters.append(cutter)
+        return lambda: self._cutters.remove(cutter) if cutter in self._cutters else None
+
+    def emit(self, kind: EventKind, device_id: str = "", **data: Any) -> None:
+        device = self._devices.get(device_id)
+        self.events.emit(CompanionEvent(kind, device_id, device.name if device else "", data))
 
     # --- pairing --------------------------------------------------------------------------------
     def new_pairing_code(self) -> PairingCode:
-        if not self.running:
+        if not self.port:
             raise RuntimeError("the phone link is off; start it before pairing")
         return self.pairing.new(self.base_url)
 
-    def pair_attempt_allowed(self, remote: str) -> tuple[bool, float]:
-        ok, wait = self._pair_by_ip.allow(remote)
-        if not ok:
-            return ok, wait
-        return self._pair_global.allow("*")
+    def suspect(self, source: str) -> bool:
+        """This address sent a wrong pairing proof within the last minute."""
+        return self._pair_failures.recent(source)
 
-    async def pair(self, token: str, name: str, user_agent: str, address: str) -> tuple[Device, str] | str:
-        if not self.pairing.consume(token):
-            log.warning("pairing attempt with an invalid code from %s", address)
-            return "invalid"
-        request = PairingRequest(name, user_agent, address)
+    def pair_blocked(self, source: str) -> None:
+        wait = self._pair_failures.blocked(source)
+        if wait > 0:
+            raise Problem("rate_limited", "Too many wrong pairing attempts. Wait a minute.", retry_after=wait)
+
+    async def pair(
+        self, body: dict[str, Any], user_agent: str, source: str, proven: Callable[[], None] = lambda: None
+    ) -> dict[str, Any]:
+        """Check the phone's proof of the QR secret, ask the user, and hand the phone its device key (sealed).
+        ``proven`` is called as soon as the proof checks out (the HTTP layer then protects the connection)."""
+        self.pair_blocked(source)
+        pid = wire.text(body, "pid", limit=20)
+        code = self.pairing.find(pid)
+        try:
+            if code is None:
+                raise CryptoError("no such code")
+            hello = json.loads(open_sealed(code.key, body.get("req"), f"weclaw/v1/pair-req|{pid}"))
+            if not isinstance(hello, dict):
+                raise CryptoError("not an object")
+            phone = wire.text(hello, "phone", limit=64)
+            nonce = wire.text(hello, "nonce", limit=64)
+            name = safe_name(str(hello.get("name") or ""), "Phone")[:64]
+        except (CryptoError, ValueError, Problem):
+            self._pair_failures.hit(source)
+            log.warning("pairing attempt with a wrong or old code from %s", source)
+            raise Problem(
+                "invalid", "This pairing code is wrong, already used or expired. Show a new QR code on the desktop."
+            ) from None
+        if not self.pairing.consume(code):
+            raise Problem("invalid", "This pairing code was just used. Show a new QR code on the desktop.")
+        proven()
+        self.emit(EventKind.PAIRING_CODE_USED)
+        again = bool(await asyncio.to_thread(self._ids_for_phone, phone_hash(phone)))
+        request = PairingRequest(name, user_agent[:300], source, again)
         if not self.settings.auto_accept:
             if self.accept_device is None:
-                log.warning("pairing from %s declined: no one to confirm and auto-accept is off", address)
-                return "declined"
+                log.warning("pairing from %s declined: no one to confirm and auto-accept is off", source)
+                raise Problem("declined", "The desktop did not accept this phone.")
             try:
                 accepted = await asyncio.wait_for(self.accept_device(request), ACCEPT_TIMEOUT_S)
             except TimeoutError:
-                return "timeout"
+                raise Problem("timeout", "Nobody confirmed on the desktop in time. Scan a new QR code.") from None
             if not accepted:
-                return "declined"
-        store = await self.store()
-        device, token_value = await asyncio.to_thread(store.add, name, user_agent)
-        self._auth_cache[token_hash(token_value)] = device
-        log.info("paired %s (%s)", device.name, device.id)
-        self.events.emit(CompanionEvent(EventKind.DEVICE_PAIRED, device.id, device.name))
-        return device, token_value
+                raise Problem("declined", "The desktop did not accept this phone.")
+        device, replaced = await asyncio.to_thread(self.store.pair, phone, name, user_agent, self.clock())
+        if replaced:
+            self._end_device_activity(device.id, "paired again")
+        self._devices[device.id] = device
+        log.info("paired %s (%s)%s", device.name, device.id, " again" if replaced else "")
+        self.emit(EventKind.DEVICE_PAIRED, device.id, replaced=replaced)
+        key = self.master.device_key(device.id, device.key_gen, device.key_salt)
+        granted = {
+            "device": device.id,
+            "gen": device.key_gen,
+            "key": b64e(key),
+            "name": device.name,
+            "desktop": self.desktop_name,
+            "expires_at": device.expires_at,
+        }
+        return {"res": seal(code.key, wire.dumps(granted), f"weclaw/v1/pair-res|{pid}|{nonce}")}
 
-    async def authenticate(self, token: str) -> Device | AuthProblem:
-        key = token_hash(token)
-        device = self._auth_cache.get(key)
+    def _ids_for_phone(self, h: str) -> set[str]:
+        rows = self.store.db.query("SELECT id FROM companion_devices WHERE phone_hash=?", (h,))
+        return {str(r["id"]) for r in rows}
+
+    # --- sessions -------------------------------------------------------------------------------
+    def hello(self, source: str) -> dict[str, Any]:
+        allowed, wait = self._hellos.allow(source)
+        if not allowed:
+            raise Problem("rate_limited", "Too many requests. Wait a moment.", retry_after=wait)
+        return {"challenge": self.challenges.mint(), "time": self.clock()}
+
+    async def device(self, device_id: str) -> Device | None:
+        found = self._devices.get(device_id)
+        if found is None:
+            found = await asyncio.to_thread(self.store.get, device_id)
+            if found is not None:
+                self._devices[device_id] = found
+        return found
+
+    async def open_session(self, body: dict[str, Any]) -> dict[str, Any]:
+        device_id = wire.ident(body, "device")
+        gen = wire.whole(body, "gen", low=1, high=1 << 31)
+        challenge_text = wire.text(body, "challenge", limit=64)
+        nonce_text = wire.text(body, "nonce", limit=64)
+        try:
+            proof = b64d(wire.text(body, "mac", limit=64), 32)
+            nonce = b64d(nonce_text, 16)
+        except CryptoError:
+            raise Problem("bad_request", "The session request is malformed.") from None
+        device = await self.device(device_id)
         if device is None:
-            store = await self.store()
-            device = await asyncio.to_thread(store.by_token, token)
-            if device is None:
-                return AuthProblem.UNKNOWN
-            self._auth_cache[key] = device
-        problem = device.problem()
+            raise Problem("unknown", "This phone is not paired with this desktop. Scan the QR code to pair.")
+        salt = device.any_salt(gen)
+        key = self.master.device_key(device.id, gen, salt) if salt is not None else b""
+        parts = ("weclaw/v1/session", device_id, str(gen), challenge_text, nonce_text)
+        if not key or not mac_ok(key, proof, *parts):
+            raise Problem("auth", "This phone's key is not accepted. Pair again if this keeps happening.")
+        challenge = self.challenges.redeem(challenge_text)
+        if challenge is None:
+            raise Problem("replay", "This session request is old or was used already.")
+        now = self.clock()
+        problem = device.problem(now) or (None if device.salt_for(gen, now) else "expired")
         if problem is not None:
-            return problem
-        now = time.time()
+            texts = {
+                "revoked": "This phone was removed on the desktop. Scan a new QR code to pair again.",
+                "expired": "This pairing has expired. Scan a new QR code to pair again.",
+            }
+            raise Problem(
+                problem, texts[problem], proof=b64e(mac(key, "weclaw/v1/gone", problem, challenge_text, nonce_text))
+            )
+        session = self.sessions.open(device.id, gen, key, challenge, nonce)
+        renewal: dict[str, Any] | None = None
+        if gen == device.key_gen and now - device.key_issued_at >= KEY_RENEW_AFTER_S:
+            renewed = await asyncio.to_thread(self.store.renew, device.id, now)
+            if renewed is not None:
+                device = self._devices[device.id] = renewed
+                new_key = self.master.device_key(device.id, device.key_gen, device.key_salt)
+                renewal = {"gen": device.key_gen, "key": b64e(new_key), "expires_at": device.expires_at}
+        elif gen == device.key_gen and device.prev_gen is not None:
+            await asyncio.to_thread(self.store.drop_previous, device.id)
+            refreshed = await asyncio.to_thread(self.store.get, device.id)
+            if refreshed is not None:
+                device = self._devices[device.id] = refreshed
+        await self._touch(device, now)
+        info = {
+            "device": device.id,
+            "name": device.name,
+            "desktop": self.desktop_name,
+            "time": now,
+            "expires_at": device.expires_at,
+            "renew": renewal,
+        }
+        return {
+            "session": session.id,
+            "proof": b64e(mac(key, "weclaw/v1/session-ok", session.id, challenge_text, nonce_text)),
+            "info": seal(session.s2c, wire.dumps(info), f"weclaw/v1/session-info|{session.id}"),
+        }
+
+    async def _touch(self, device: Device, now: float) -> None:
         if now - self._touched.get(device.id, 0.0) >= TOUCH_EVERY_S:
             self._touched[device.id] = now
-            store = await self.store()
-            await asyncio.to_thread(store.touch, device.id, now)
-            device = dataclasses.replace(device, last_seen=now, expires_at=now + (device.expires_at - device.last_seen))
-            self._auth_cache[key] = device
-        return device
+            await asyncio.to_thread(self.store.touch, device.id, now)
 
+    async def authenticate(self, header: str, method: str, path: str, body_digest: str) -> tuple[Session, str, int]:
+        """The session of an authenticated request, with its lane and sequence number, or a Problem."""
+        auth = wire.parse_auth(header)
+        if auth is None:
+            raise Problem("auth", "This request is not signed. Reload the page.")
+        session = self.sessions.get(auth.session)
+        if session is None:
+            raise Problem("session", "The desktop restarted or the session ended. The page reconnects by itself.")
+        if not mac_ok(session.mac_key, auth.mac, *wire.request_parts(method, path, auth.lane, auth.seq, body_digest)):
+            raise Problem("auth", "This request's signature is wrong.")
+        taken = session.take(auth.lane, auth.seq)
+        if taken == "replay":
+            raise Problem("replay", "This request was already handled (replayed or out of order).")
+        if taken == "full":
+            raise Problem("session", "This session is full. The page opens a new one by itself.")
+        device = await self.device(session.device_id)
+        if device is None or device.problem(self.clock()) is not None:
+            self.sessions.end_device(session.device_id)
+            raise Problem("session", "This phone's pairing ended.")
+        await self._touch(device, self.clock())
+        return session, auth.lane, auth.seq
+
+    def open_request(self, session: Session, method: str, path: str, lane: str, seq: int, raw: bytes) -> dict[str, Any]:
+        """The JSON a phone sealed into a request body (bound to this request)."""
+        envelope = wire.parse_json_object(raw)
+        try:
+            plain = open_sealed(session.c2s, envelope, wire.request_ad(method, path, lane, seq))
+        except CryptoError:
+            raise Problem("auth", "The request body does not authenticate.") from None
+        return wire.parse_json_object(plain)
+
+    def seal_response(self, session: Session, lane: str, seq: int, status: int, data: dict[str, Any]) -> dict[str, Any]:
+        return seal(session.s2c, wire.dumps(data), wire.response_ad(lane, seq, status))
+
+    # --- devices --------------------------------------------------------------------------------
     async def list_devices(self) -> list[DeviceInfo]:
-        store = await self.store()
-        devices = await asyncio.to_thread(store.list)
-        return [DeviceInfo(d.id, d.name, d.created_at, d.last_seen, self.is_online(d.id)) for d in devices]
+        if not self.opened:
+            await self.open()
+        devices = await asyncio.to_thread(self.store.list)
+        now = self.clock()
+        return [
+            DeviceInfo(d.id, d.name, d.created_at, d.last_seen, self.is_online(d.id))
+            for d in devices
+            if d.problem(now) is None
+        ]
 
-    async def revoke(self, device_id: str) -> bool:
-        store = await self.store()
-        device = await asyncio.to_thread(store.get, device_id)
-        changed = await asyncio.to_thread(store.revoke, device_id)
-        for key in [k for k, d in self._auth_cache.items() if d.id == device_id]:
-            del self._auth_cache[key]
+    async def revoke(self, device_id: str, reason: str = "removed on the desktop") -> bool:
+        device = await self.device(device_id)
+        changed = await asyncio.to_thread(self.store.revoke, device_id, self.clock(), reason)
+        self._devices.pop(device_id, None)
         self._push(device_id, "revoked", {})
-        for transfer in self._outgoing.values():
-            if transfer.device_id == device_id:
-                self._cancel_transfer(transfer, "the phone was removed")
+        self._end_device_activity(device_id, "the phone was removed")
         if changed:
             self.events.emit(CompanionEvent(EventKind.DEVICE_REVOKED, device_id, device.name if device else ""))
         return changed
 
+    def _end_device_activity(self, device_id: str, reason: str) -> None:
+        """Sessions, streams and every transfer in flight of this device end now."""
+        self.sessions.end_device(device_id)
+        for cutter in list(self._cutters):
+            cutter(device_id)
+        for q in self._streams.get(device_id, ()):
+            q.put_nowait(None)
+        self.outbox.cancel_device(device_id, reason)
+        self.inbox.cancel_device(device_id, reason)
+
     async def expire(self, device_id: str, when: float | None = None) -> None:
-        """End a device's pairing at ``when`` (default now) without revoking it."""
-        store = await self.store()
-        await asyncio.to_thread(store.set_expiry, device_id, when or time.time())
-        for key in [k for k, d in self._auth_cache.items() if d.id == device_id]:
-            del self._auth_cache[key]
+        """End a device's pairing at ``when`` (default now) without revoking it (maintenance, tests)."""
+        issued = (when if when is not None else self.clock()) - KEY_LIFETIME_S
+        await asyncio.to_thread(self.store.set_issued, device_id, issued)
+        self._devices.pop(device_id, None)
+        self.sessions.end_device(device_id)
 
     # --- live stream to the phone ---------------------------------------------------------------
     def is_online(self, device_id: str) -> bool:
         return bool(self._streams.get(device_id))
 
-    def open_stream(self, device: Device) -> asyncio.Queue[tuple[str, dict[str, Any]] | None]:
-        queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
-        queues = self._streams.setdefault(device.id, set())
+    def open_stream(self, device_id: str) -> asyncio.Queue[StreamItem]:
+        queue: asyncio.Queue[StreamItem] = asyncio.Queue()
+        queues = self._streams.setdefault(device_id, set())
         queues.add(queue)
         if len(queues) == 1:
-            self.events.emit(CompanionEvent(EventKind.DEVICE_ONLINE, device.id, device.name))
+            self.emit(EventKind.DEVICE_ONLINE, device_id)
         return queue
 
-    def close_stream(self, device: Device, queue: asyncio.Queue[tuple[str, dict[str, Any]] | None]) -> None:
-        queues = self._streams.get(device.id)
+    def close_stream(self, device_id: str, queue: asyncio.Queue[StreamItem]) -> None:
+        queues = self._streams.get(device_id)
         if queues is None:
             return
         queues.discard(queue)
         if not queues:
-            del self._streams[device.id]
-            self.events.emit(CompanionEvent(EventKind.DEVICE_OFFLINE, device.id, device.name))
+            del self._streams[device_id]
+            self.emit(EventKind.DEVICE_OFFLINE, device_id)
 
     def _push(self, device_id: str, kind: str, data: dict[str, Any]) -> None:
         for q in self._streams.get(device_id, ()):
             q.put_nowait((kind, data))
 
-    def snapshot(self, device: Device) -> dict[str, Any]:
-        self._purge()
+    def push(self, device_id: str, kind: str, data: dict[str, Any]) -> None:
+        self._push(device_id, kind, data)
+
+    async def snapshot(self, device_id: str) -> dict[str, Any]:
+        device = await self.device(device_id)
         return {
-            "device": {"id": device.id, "name": device.name},
+            "device": {"id": device_id, "name": device.name if device else ""},
             "desktop": self.desktop_name,
-            "offers": [t.public() for t in self._outgoing.values() if t.device_id == device.id and t.pending],
+            "offers": self.outbox.public_offers(device_id),
+            "uploads": self.inbox.public_uploads(device_id),
         }
 
-    # --- desktop -> phone -----------------------------------------------------------------------
-    async def send_files(self, paths: Sequence[Path], *, device_id: str) -> OutgoingTransfer:
-        """Offer files to a paired device. The caller checked the paths (pathguard); this hashes them."""
-        if not self.running:
-            raise RuntimeError("the phone link is off")
-        store = await self.store()
-        device = await asyncio.to_thread(store.get, device_id)
-        if device is None or device.problem() is not None:
-            raise LookupError(f"no paired device with id {device_id!r}")
-        files: dict[str, OutgoingFile] = {}
-        for p in paths:
-            f = await asyncio.to_thread(describe_file, Path(p))
-            files[f.id] = f
-        transfer = OutgoingTransfer(id=new_id(), device_id=device_id, files=files)
-        self._purge()
-        self._outgoing[transfer.id] = transfer
-        self._push(device_id, "offer", transfer.public())
-        return transfer
+    # --- the two directions (the bridge protocol and what tools call) -----------------------------
+    async def send_files(self, paths: Sequence[Path], *, device_id: str) -> Any:
+        return await self.outbox.send_files(paths, device_id=device_id)
 
     def cancel(self, session_id: str, reason: str = "cancelled on the desktop") -> bool:
-        transfer = self._outgoing.get(session_id)
-        if transfer is not None:
-            self._cancel_transfer(transfer, reason)
-            return True
-        session = self._incoming.pop(session_id, None)
-        if session is not None:
-            session.cancelled = True
-            self._push(session.device_id, "cancel", {"session": session_id})
-            return True
-        return False
-
-    def _cancel_transfer(self, transfer: OutgoingTransfer, reason: str) -> None:
-        transfer.cancelled = True
-        for f in transfer.files.values():
-            if not f.state.final:
-                f.finish(FileState.CANCELLED, reason)
-        self._push(transfer.device_id, "cancel", {"session": transfer.id})
-
-    def outgoing_file(
-        self, device: Device, session: str, file_id: str, token: str, *, allow_final: bool = False
-    ) -> tuple[OutgoingTransfer, OutgoingFile] | Problem:
-        transfer = self._outgoing.get(session)
-        f = transfer.files.get(file_id) if transfer is not None and transfer.device_id == device.id else None
-        if transfer is None or f is None:
-            return server.error(404, "No such file offer.", "not_found")
-        if not token or token != f.token:
-            return server.error(403, "Wrong file token.", "forbidden")
-        if transfer.cancelled or f.state is FileState.CANCELLED:
-            return server.error(410, "This transfer was cancelled.", "cancelled")
-        if transfer.expired:
-            return server.error(410, "This offer has expired. Ask for the file again.", "expired")
-        if f.state.final and not allow_final:
-            return server.error(410, "This file transfer is finished.", "finished")
-        return transfer, f
-
-    def file_progress(self, transfer: OutgoingTransfer, f: OutgoingFile, end: int, *, whole: bool) -> None:
-        f.served = max(f.served, end)
-        if whole and not f.state.final:
-            f.state = FileState.SENT  # the browser saves it itself and cannot confirm the SHA-256
-            f.done.set()
-        self.events.emit(
-            CompanionEvent(
-                EventKind.TRANSFER_PROGRESS,
-                transfer.device_id,
-                data={"session": transfer.id, "file": f.id, "name": f.name, "bytes": f.served, "size": f.size},
-            )
-        )
-
-    def file_failed(self, transfer: OutgoingTransfer, f: OutgoingFile, reason: str) -> None:
-        if f.state.final:
-            return
-        f.finish(FileState.FAILED, reason)
-        self._push(transfer.device_id, "state", {"session": transfer.id, "file": f.id, "state": "failed"})
-        self.events.emit(
-            CompanionEvent(
-                EventKind.TRANSFER_FAILED,
-                transfer.device_id,
-                data={"session": transfer.id, "file": f.id, "name": f.name, "reason": reason},
-            )
-        )
-
-    def acknowledge(self, transfer: OutgoingTransfer, f: OutgoingFile, digest: str, problem: str) -> FileState:
-        if f.state.final:
-            return f.state
-        if problem:
-            self.file_failed(transfer, f, f"the phone reported: {problem}")
-        elif digest != f.sha256:
-            f.phone_sha256 = digest
-            self.file_failed(transfer, f, "the phone received different bytes (SHA-256 mismatch)")
-        else:
-            f.phone_sha256 = digest
-            f.served = f.size
-            f.finish(FileState.DELIVERED)
-            self._push(transfer.device_id, "state", {"session": transfer.id, "file": f.id, "state": "delivered"})
-            self.events.emit(
-                CompanionEvent(
-                    EventKind.DELIVERY_ACKNOWLEDGED,
-                    transfer.device_id,
-                    data={"session": transfer.id, "file": f.id, "name": f.name, "sha256": digest, "path": str(f.path)},
-                )
-            )
-        return f.state
-
-    # --- phone -> desktop -----------------------------------------------------------------------
-    async def prepare_upload(self, device: Device, files: dict[str, IncomingFile]) -> IncomingSession | Problem:
-        self._purge()
-        total = sum(f.size for f in files.values())
-        reserved = sum(s.reserved_bytes for s in self._incoming.values())
-        free = await asyncio.to_thread(free_bytes, self.incoming_dir)
-        if total + reserved + DISK_RESERVE > free:
-            return server.error(507, "The desktop does not have enough free disk space for these files.", "no_space")
-        session = IncomingSession(id=new_id(), device_id=device.id, files=files)
-        self._incoming[session.id] = session
-        return session
-
-    def incoming_file(
-        self, device: Device, session_id: str, file_id: str, token: str
-    ) -> tuple[IncomingSession, IncomingFile] | Problem:
-        session = self._incoming.get(session_id)
-        f = session.files.get(file_id) if session is not None and session.device_id == device.id else None
-        if session is None or f is None:
-            return server.error(404, "No such upload.", "not_found")
-        if not token or token != f.token:
-            return server.error(403, "Wrong file token.", "forbidden")
-        if session.cancelled or session.expired:
-            return server.error(410, "This upload session has ended.", "expired")
-        return session, f
-
-    def upload_done(self, session: IncomingSession, f: IncomingFile) -> None:
-        device = next((d for d in self._auth_cache.values() if d.id == session.device_id), None)
-        log.info("received %s (%d bytes) from %s", f.saved_as, f.size, session.device_id)
-        self.events.emit(
-            CompanionEvent(
-                EventKind.FILE_RECEIVED,
-                session.device_id,
-                device.name if device else "",
-                {
-                    "name": f.saved_as.name if f.saved_as else f.name,
-                    "path": str(f.saved_as),
-                    "size": f.size,
-                    "sha256": f.received_sha256,
-                    "verified": bool(f.sha256),
-                    "mime": f.mime,
-                },
-            )
-        )
-        if all(x.state.final for x in session.files.values()):
-            self._incoming.pop(session.id, None)
-
-    def upload_failed(self, session: IncomingSession, f: IncomingFile, reason: str) -> None:
-        self.events.emit(
-            CompanionEvent(
-                EventKind.TRANSFER_FAILED,
-                session.device_id,
-                data={"session": session.id, "file": f.id, "name": f.name, "reason": reason, "direction": "in"},
-            )
-        )
-
-    def cancel_from_phone(self, device: Device, session_id: str) -> bool:
-        transfer = self._outgoing.get(session_id)
-        if transfer is not None and transfer.device_id == device.id:
-            self._cancel_transfer(transfer, "declined on the phone")
-            return True
-        session = self._incoming.get(session_id)
-        if session is not None and session.device_id == device.id:
-            session.cancelled = True
-            del self._incoming[session_id]
-            return True
-        return False
-
-    def _purge(self) -> None:
-        for sid in [k for k, t in self._outgoing.items() if t.expired]:
-            t = self._outgoing.pop(sid)
-            for f in t.files.values():
-                if not f.state.final:
-                    f.finish(FileState.FAILED, "the offer expired before the phone downloaded it")
-        for sid in [k for k, s in self._incoming.items() if s.expired]:
-            del self._incoming[sid]
-
-
-def attach_to_registry(service: CompanionService, inject: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-    """Keep the ``companion`` bridge injected while the server runs (``inject`` = ``registry.inject``)."""
-
-    def on_event(event: CompanionEvent) -> None:
-        if event.kind is EventKind.SERVER_STARTED:
-            inject({"companion": service})
-        elif event.kind is EventKind.SERVER_STOPPED:
-            inject({"companion": None})
-
-    if service.running:
-        inject({"companion": service})
-    return service.events.subscribe(on_event)
+        return self.outbox.cancel(session_id, reason) or self.inbox.cancel(session_id, reason)

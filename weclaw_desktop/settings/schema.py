@@ -21,13 +21,32 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 
 
+class ModelCapabilitySettings(_Section):
+    """What the user says a model can do (None = not set: the endpoint's or the profile's value is used)."""
+
+    tools: bool | None = None
+    vision: bool | None = None
+    reasoning: bool | None = None
+    context: int | None = Field(default=None, gt=0)
+
+
 class ProviderSettings(_Section):
     preset: str = Field(default="", description="key of a preset in agent/presets.py; '' = not set up yet")
     base_url: str = ""
     model: str = ""
     api_key_name: str = Field(default="api_key", description="keyring entry that holds the key")
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, description="non-streamed requests (model list)")
     max_retries: int = Field(default=2, ge=0, le=10)
+    # thinking controls of the provider's profile (resources/providers.toml)
+    thinking: Literal["default", "on", "off"] = Field(default="default", description="'default' = the endpoint's")
+    reasoning_effort: str = Field(default="", max_length=20, description="'' = the endpoint's default level")
+    # stream robustness: an unresponsive endpoint is reported within first_token_timeout_s, retries included
+    connect_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    first_token_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    idle_timeout_s: float = Field(default=60.0, gt=0, le=3600, description="silence allowed mid-answer")
+    capabilities: dict[str, ModelCapabilitySettings] = Field(
+        default_factory=dict, description="per model: what the user says it can do"
+    )
 
     @property
     def configured(self) -> bool:

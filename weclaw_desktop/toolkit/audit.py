@@ -1,15 +1,17 @@
 """One audit record per tool call, typed like its :class:`CallOutcome`. The SQLite sink lives with the
 history (``agent/audit_sink.py``), which stores each enum as its stable string value ('' for none).
 
-The dispatcher writes the record when the call has ended (:meth:`AuditRecord.of`). The identity fields
-(``trace_id`` .. ``started_at``, ``risk``) are known when the call starts, so a sink can later be given a
-begin/finish pair without changing the record.
+The dispatcher writes the record when the call has ended (:meth:`AuditRecord.of`); a
+:class:`StartedAuditSink` also gets it when the call starts (``begin``, with the identity fields
+``trace_id`` .. ``started_at``, ``risk`` and the approval) and completes that row (``finish``), so a call
+that was running when the process died is on record.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -18,6 +20,15 @@ from weclaw_desktop.toolkit.outcome import ApprovalDecision, CallOutcome, Decide
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.audit")
+
+
+class CallState(StrEnum):
+    """Where a call's audit record stands: still running, ended (``status`` says how), or interrupted
+    (the process stopped before the call returned; recovery found it running)."""
+
+    RUNNING = "running"
+    ENDED = "ended"
+    INTERRUPTED = "interrupted"
 
 
 class AuditRecord(BaseModel):
@@ -41,6 +52,7 @@ class AuditRecord(BaseModel):
     error_kind: ErrorKind | None = None
     risk: Risk | None = None
     hook: str = ""  # the before hook that blocked the call (decided_by 'hook')
+    state: CallState = CallState.ENDED
 
     @classmethod
     def of(cls, outcome: CallOutcome, ctx: ToolContext, *, started_at: float, trace_id: str) -> AuditRecord:
@@ -69,6 +81,19 @@ class AuditRecord(BaseModel):
 
 class AuditSink(Protocol):
     async def record(self, rec: AuditRecord) -> None: ...
+
+
+@runtime_checkable
+class StartedAuditSink(AuditSink, Protocol):
+    """A sink that also records a call when it starts: ``begin`` returns a token ``finish`` completes.
+
+    The row exists while the call runs, so a process killed mid-call leaves it on record (as running;
+    recovery marks it interrupted).
+    """
+
+    async def begin(self, rec: AuditRecord) -> Any: ...
+
+    async def finish(self, token: Any, rec: AuditRecord) -> None: ...
 
 
 def summarize_error(text: str | None, limit: int = 300) -> str:

@@ -14,7 +14,6 @@ and re-raised.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -33,7 +32,7 @@ from weclaw_desktop.toolkit.approval import (
     ApprovalResult,
     SessionApprovals,
 )
-from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink
+from weclaw_desktop.toolkit.audit import AuditRecord, AuditSink, StartedAuditSink
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import (
     BridgeMissingError,
@@ -46,6 +45,7 @@ from weclaw_desktop.toolkit.base import (
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.exposure import Exposure, ExposurePlanner, Offered
 from weclaw_desktop.toolkit.hooks import HookCall, Hooks
+from weclaw_desktop.toolkit.jsonargs import ArgumentsError, parse_arguments
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind, kind_of_status
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import FunctionRef, ToolLoadError, ToolRegistry
@@ -103,6 +103,7 @@ class _State:
     error: ErrorKind | None = None
     hook: str = ""
     ran: bool = False
+    audit_row: Any = None  # the audit sink's token of the row written when the call started (#18)
     started: float = field(default_factory=time.time)
     t0: float = field(default_factory=time.perf_counter)
 
@@ -208,7 +209,7 @@ class Dispatcher:
         return outcome
 
     async def _finish(self, outcome: CallOutcome, ctx: ToolContext, state: _State) -> None:
-        await self._audit(outcome, ctx, state.started)
+        await self._audit(outcome, ctx, state.started, state.audit_row)
         state.notify(StageEvent(Stage.FINISHED, state.call, state.ref, result=outcome.result, outcome=outcome))
 
     async def _pipeline(
@@ -289,6 +290,7 @@ class Dispatcher:
 
         state.notify(StageEvent(Stage.STARTED, call, ref, arguments=hook_call.arguments, risk=state.risk))
         state.ran = True
+        state.audit_row = await self._audit_begin(ctx, state)
         result = await self._execute(ref, params, ctx, call.name, state)
 
         for hook_name, after in self.hooks.after_for(call.name):
@@ -446,12 +448,31 @@ class Dispatcher:
         await self._audit(outcome, ctx, state.started)
         return outcome
 
-    async def _audit(self, outcome: CallOutcome, ctx: ToolContext, started: float) -> None:
+    async def _audit_begin(self, ctx: ToolContext, state: _State) -> Any:
+        """The call starts: a sink that can (StartedAuditSink) records it now, as running (#18: a call
+        that was running when the process died is on record). Returns the sink's token, or None."""
+        if not isinstance(self.audit, StartedAuditSink):
+            return None
+        started = state.outcome(ToolResult.ok(""))
+        rec = AuditRecord.of(started, ctx, started_at=state.started, trace_id=ctx.trace_id or state.call.id)
+        try:
+            return await self.audit.begin(rec)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("audit begin failed for %s", state.call.id)
+            return None
+
+    async def _audit(self, outcome: CallOutcome, ctx: ToolContext, started: float, row: Any = None) -> None:
         if self.audit is None:
             return
-        rec = AuditRecord.of(outcome, ctx, started_at=started, trace_id=ctx.trace_id or uuid.uuid4().hex[:16])
+        trace = ctx.trace_id or (outcome.call_id if row is not None else uuid.uuid4().hex[:16])
+        rec = AuditRecord.of(outcome, ctx, started_at=started, trace_id=trace)
         try:
-            await self.audit.record(rec)
+            if row is not None and isinstance(self.audit, StartedAuditSink):
+                await self.audit.finish(row, rec)
+            else:
+                await self.audit.record(rec)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -467,19 +488,11 @@ _DECIDERS = {
 
 
 def _parse_arguments(raw: str | None) -> dict[str, Any] | str:
-    """The arguments as a dict, or a short reason they are not one."""
-    text = (raw or "").strip()
-    if not text:
-        return {}
+    """The arguments as a dict, or a short reason they are not one (bad JSON, too deep, too long: #18)."""
     try:
-        value = json.loads(text)
-        if isinstance(value, str):  # some models double-encode the object
-            value = json.loads(value)
-    except json.JSONDecodeError as exc:
-        return f"{exc.msg} at character {exc.pos}"
-    if not isinstance(value, dict):
-        return f"expected a JSON object, got {type(value).__name__}"
-    return value
+        return parse_arguments(raw)
+    except ArgumentsError as exc:
+        return str(exc)
 
 
 def _validate(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel | list[str]:

@@ -21,12 +21,14 @@ _open: dict[Path, Database] = {}
 
 
 def shared_database(path: str | Path) -> Database:
-    """The process-wide :class:`Database` for ``path`` (opened lazily, schema applied per component)."""
+    """The process-wide :class:`Database` for ``path``, opened on first use with :meth:`Database.open`: a
+    damaged file is moved aside first (``db.recovered`` says so), pending migrations are applied. A
+    storage fault (locked, full) raises :class:`StorageError` and the next call tries again."""
     key = Path(path).expanduser().resolve()
     with _lock:
         db = _open.get(key)
         if db is None:
-            db = Database(key)
+            db = Database.open(key)
             _open[key] = db
         return db
 

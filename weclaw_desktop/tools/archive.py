@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools import archive_ops as ops
 from weclaw_desktop.tools.common import free_name, human_size, threadsafe_progress
@@ -35,10 +36,10 @@ class ArchiveConfig(BaseModel):
 class ZipParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    sources: list[str] = Field(
+    sources: list[PathStr] = Field(
         min_length=1, description=f"Files and folders to put into the one archive. {RELATIVE_NOTE}"
     )
-    output: str | None = Field(
+    output: PathStr | None = Field(
         None,
         description="Path of the .zip to create. Default: the outputs folder, named after the first source.",
     )
@@ -48,8 +49,8 @@ class ZipParams(BaseModel):
 class UnzipParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    archive: str = Field(description=f"The .zip file to extract. {RELATIVE_NOTE}")
-    destination: str | None = Field(
+    archive: PathStr = Field(description=f"The .zip file to extract. {RELATIVE_NOTE}")
+    destination: PathStr | None = Field(
         None, description="Folder to extract into (created if missing). Default: a new folder in the outputs folder."
     )
     overwrite: bool = Field(
@@ -60,7 +61,7 @@ class UnzipParams(BaseModel):
 class ListParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    archive: str = Field(description=f"The .zip file to look into. {RELATIVE_NOTE}")
+    archive: PathStr = Field(description=f"The .zip file to look into. {RELATIVE_NOTE}")
 
 
 class ArchiveTool(BaseTool):

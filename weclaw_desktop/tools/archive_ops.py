@@ -2,8 +2,11 @@
 
 Extraction is checked before anything is written: every entry must land inside the target folder (no
 absolute names, drive letters or ``..``: zip-slip), outside denied folders, within the limits on entry
-count and total size, and below a compression ratio that only zip bombs reach. While writing, the actual
-bytes are counted too, because a crafted archive can declare sizes it does not have.
+count and total size, below a compression ratio that only zip bombs reach (per big entry, and for the
+archive as a whole: 300 entries of just under 1 MiB of zeros each pass any per-entry check), and the
+disk must have room for it. While writing, the actual bytes are counted too, because a crafted archive
+can declare sizes it does not have: extraction stops at the declared size of an entry, at the total
+limit and at the total ratio, and what was written is removed.
 """
 
 from __future__ import annotations
@@ -145,7 +148,16 @@ class Extracted:
     written: list[Path]
 
 
-def check_archive(zf: zipfile.ZipFile, limits: Limits) -> None:
+def total_ratio_cap(limits: Limits, archive_bytes: int) -> int:
+    """Most bytes an archive of ``archive_bytes`` may unpack to before it counts as a zip bomb."""
+    return max(int(limits.max_ratio * max(archive_bytes, 1)), limits.ratio_min_bytes)
+
+
+def check_archive(zf: zipfile.ZipFile, limits: Limits, archive_bytes: int | None = None) -> None:
+    """Refuse an archive before extraction: too many entries, too big, too compressed, encrypted.
+
+    ``archive_bytes``: the archive's size on disk (the one size its headers cannot lie about).
+    """
     infos = zf.infolist()
     if len(infos) > limits.max_entries:
         raise ToolError(
@@ -157,6 +169,12 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits) -> None:
         raise ToolError(
             f"The archive would unpack to {human_size(total)}, more than the limit of "
             f"{human_size(limits.max_total_bytes)}. Nothing was extracted."
+        )
+    if archive_bytes is not None and total > total_ratio_cap(limits, archive_bytes):
+        raise ToolError(
+            f"The archive would unpack to {human_size(total)} from {human_size(archive_bytes)} "
+            f"({total / max(archive_bytes, 1):.0f}x over {len(infos)} entries), which only zip bombs do. "
+            "Nothing was extracted."
         )
     for info in infos:
         if info.file_size >= limits.ratio_min_bytes:
@@ -206,9 +224,11 @@ def extract_zip(
     progress: Progress,
     trash: Callable[[Path], None],
 ) -> Extracted:
+    archive_bytes = path.stat().st_size
     with open_zip(path) as zf:
-        check_archive(zf, limits)
+        check_archive(zf, limits, archive_bytes)
         plan = plan_targets(zf, dest, guard)
+        _check_room(dest, sum(i.file_size for i, _ in plan))
         clashes = [t for info, t in plan if not info.is_dir() and (t.exists() or t.is_symlink())]
         if clashes and not overwrite:
             shown = ", ".join(str(c) for c in clashes[:5]) + (" …" if len(clashes) > 5 else "")
@@ -222,6 +242,7 @@ def extract_zip(
         dest_existed = dest.exists()
         created: list[Path] = []
         total = max(sum(i.file_size for i, _ in plan), 1)
+        cap = min(limits.max_total_bytes, total_ratio_cap(limits, archive_bytes))
         done = files = folders = 0
         try:
             dest.mkdir(parents=True, exist_ok=True)
@@ -237,7 +258,7 @@ def extract_zip(
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if target.exists() or target.is_symlink():
                     trash(target)
-                done += _extract_one(zf, info, target, limits, done, stop, created)
+                done += _extract_one(zf, info, target, cap, done, stop, created)
                 files += 1
                 progress(min(done / total, 1.0), f"extracted {files} files, {human_size(done)}")
         except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
@@ -250,11 +271,27 @@ def extract_zip(
         return Extracted(files, folders, done, [str(c) for c in clashes], written)
 
 
+def _check_room(dest: Path, needed: int) -> None:
+    """Refuse when the destination's disk has less free space than the archive unpacks to."""
+    probe = dest
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return
+    if needed > free:
+        raise ToolError(
+            f"The archive unpacks to {human_size(needed)} but the disk holding {probe} has only "
+            f"{human_size(free)} free. Nothing was extracted; free some space or extract somewhere else."
+        )
+
+
 def _extract_one(
     zf: zipfile.ZipFile,
     info: zipfile.ZipInfo,
     target: Path,
-    limits: Limits,
+    cap: int,
     done_before: int,
     stop: threading.Event,
     created: list[Path],
@@ -269,7 +306,7 @@ def _extract_one(
             if not chunk:
                 break
             written += len(chunk)
-            if written > info.file_size or done_before + written > limits.max_total_bytes:
+            if written > info.file_size or done_before + written > cap:
                 raise ToolError(
                     f"Entry '{entry_name(info)}' unpacks to more than it declares; the archive is crafted to "
                     "fill the disk. Extraction was stopped and what was written removed."

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.common import free_name, human_size
 from weclaw_desktop.tools.file_ops import atomic_write
@@ -36,7 +37,7 @@ class _DocParams(BaseModel):
         description="The whole document in Markdown: # headings, **bold**, *italic*, - bullets, 1. numbered "
         "lists, | tables |, ``` code blocks ```.",
     )
-    path: str | None = Field(
+    path: PathStr | None = Field(
         None, description=f"Where to save it. Default: the outputs folder, named after the title. {RELATIVE_NOTE}"
     )
     title: str | None = Field(None, description="Document title (also used for the default file name).")

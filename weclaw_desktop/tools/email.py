@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.email_message import (
     AddressError,
@@ -81,7 +82,7 @@ class SendParams(BaseModel):
     cc: list[str] = Field(default_factory=list, max_length=100, description="Copy recipients")
     bcc: list[str] = Field(default_factory=list, max_length=100, description="Hidden copy recipients")
     html: str = Field(default="", max_length=1_000_000, description="Optional HTML version of the body")
-    attachments: list[str] = Field(
+    attachments: list[PathStr] = Field(
         default_factory=list, max_length=20, description="Paths of files to attach (e.g. ~/Documents/report.pdf)"
     )
     reply_to: str = Field(default="", description="Optional Reply-To address")

@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.textsafe import fs_hint
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools import file_ops as ops
 from weclaw_desktop.tools.common import human_size, threadsafe_progress
@@ -43,7 +45,7 @@ class _Params(BaseModel):
 
 
 class ReadParams(_Params):
-    path: str = Field(description=f"The file to read. {_P}")
+    path: PathStr = Field(description=f"The file to read. {_P}")
     start_line: int = Field(1, ge=1, description="First line to return (1-based). Use it to continue a truncated read.")
     max_lines: int | None = Field(
         None, ge=1, description="Return at most this many lines (default: up to the size cap)."
@@ -54,7 +56,7 @@ class ReadParams(_Params):
 
 
 class WriteParams(_Params):
-    path: str = Field(description=f"The file to create. Missing folders are created. {_P}")
+    path: PathStr = Field(description=f"The file to create. Missing folders are created. {_P}")
     content: str = Field(description="The full text to write.")
     overwrite: bool = Field(
         False,
@@ -66,7 +68,7 @@ class WriteParams(_Params):
 
 
 class AppendParams(_Params):
-    path: str = Field(description=f"The text file to add to; created when missing. {_P}")
+    path: PathStr = Field(description=f"The text file to add to; created when missing. {_P}")
     content: str = Field(description="The text to add at the end.")
     ensure_newline: bool = Field(True, description="Start on a new line when the file does not end with one.")
     encoding: str | None = Field(
@@ -75,14 +77,14 @@ class AppendParams(_Params):
 
 
 class ListParams(_Params):
-    path: str = Field("~", description=f"The folder to list (default: the home folder). {_P}")
+    path: PathStr = Field("~", description=f"The folder to list (default: the home folder). {_P}")
     pattern: str | None = Field(None, description="Only names matching this glob, e.g. '*.pdf' or '*报告*'.")
     include_hidden: bool = Field(False, description="Also show hidden entries (names starting with '.').")
     max_entries: int = Field(200, ge=1, description="Show at most this many entries.")
 
 
 class SearchParams(_Params):
-    path: str = Field("~", description=f"The folder to search in, including its subfolders. {_P}")
+    path: PathStr = Field("~", description=f"The folder to search in, including its subfolders. {_P}")
     name: str | None = Field(
         None,
         description="File name glob such as '*.xlsx' or '*合同*'; a plain word matches names that contain it.",
@@ -95,12 +97,14 @@ class SearchParams(_Params):
 
 
 class PathParams(_Params):
-    path: str = Field(description=f"The file or folder. {_P}")
+    path: PathStr = Field(description=f"The file or folder. {_P}")
 
 
 class TransferParams(_Params):
-    source: str = Field(description=f"The file or folder to take. {_P}")
-    destination: str = Field(description="The new path, or an existing folder to put it into (keeping its name). " + _P)
+    source: PathStr = Field(description=f"The file or folder to take. {_P}")
+    destination: PathStr = Field(
+        description="The new path, or an existing folder to put it into (keeping its name). " + _P
+    )
     overwrite: bool = Field(
         False,
         description="Replace an existing file at the destination (the old one goes to the trash). Folders are never merged.",
@@ -108,12 +112,12 @@ class TransferParams(_Params):
 
 
 class DeleteParams(_Params):
-    path: str = Field(description=f"The file or folder to move to the trash. {_P}")
+    path: PathStr = Field(description=f"The file or folder to move to the trash. {_P}")
     recursive: bool = Field(False, description="Required to delete a folder that is not empty.")
 
 
 class MkdirParams(_Params):
-    path: str = Field(description=f"The folder to create (with any missing parent folders). {_P}")
+    path: PathStr = Field(description=f"The folder to create (with any missing parent folders). {_P}")
 
 
 class FileTool(BaseTool):
@@ -267,6 +271,9 @@ class FileTool(BaseTool):
                 lines.append(f"  {row['name']}  {human_size(row['size'])}  {row.get('modified', '')}")
             else:
                 lines.append(f"  {row['name']}  ({row['type']})")
+            hint = fs_hint(row["name"])
+            if hint is not None:  # shown as \xNN escapes (pass them back as they are); say what it likely reads
+                lines[-1] += f"  [name is not valid UTF-8; probably {hint!r} in a legacy encoding]"
         if matched > len(rows):
             lines.append(f"[showing {len(rows)} of {matched}; use pattern to narrow the list]")
         if protected:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from weclaw_desktop.bridges.protocols import DesktopBridge
 from weclaw_desktop.toolkit import BaseTool, ToolContext, ToolError, ToolResult, action
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.tools.pathguard import resolve_user_path
 
 URL_SCHEMES = ("http", "https", "mailto")
@@ -58,7 +59,9 @@ PROGRAM_SUFFIXES = frozenset(
 class PathParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(min_length=1, max_length=4000, description="The file or folder to open ('~' is the home folder)")
+    path: PathStr = Field(
+        min_length=1, max_length=4000, description="The file or folder to open ('~' is the home folder)"
+    )
     reveal: bool = Field(default=False, description="Show it selected in the file manager instead of opening it")
 
 

@@ -13,6 +13,9 @@ with a :class:`ToolError` that says why and what to do:
   config. The check is done on the path as written and on the resolved path.
 - Windows drive paths (``C:\\Users\\me``) work on Windows; on macOS/Linux they get a clear error instead of
   silently becoming a file named ``C:\\Users\\me`` in the home folder.
+- A name that is not valid in the file-system encoding (GBK bytes on a UTF-8 Linux) is shown to the model
+  with ``\\xNN`` escapes (``textsafe.fs_display``); such a path sent back is turned into the real name
+  (``textsafe.fs_restore``) when no file has the escaped name literally.
 
 Use :func:`resolve_user_path` for one path, or a :class:`PathGuard` when walking many (search, zip).
 """
@@ -25,6 +28,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
+from weclaw_desktop.textsafe import fs_restore
 from weclaw_desktop.toolkit.base import ToolContext, ToolError
 
 RELATIVE_NOTE = "Relative paths are relative to the user's home folder; '~' also means the home folder."
@@ -143,6 +147,8 @@ def _weclaw_private() -> list[Path]:
         db.with_name(db.name + "-wal"),
         db.with_name(db.name + "-shm"),
         db.with_name(db.name + "-journal"),
+        db.with_name(db.name + "-locks"),  # storage/locks.py: a process that opened it could drop the locks
+        db.parent / "damaged",  # storage/db.py keeps damaged databases there: the same private data
         paths.config,
     ]
 
@@ -193,6 +199,9 @@ class PathGuard:
         """
         text = _clean(raw)
         candidate = self._absolute(text, raw)
+        restored = fs_restore(text)
+        if restored is not None and not os.path.lexists(candidate):
+            candidate = self._absolute(restored, raw)
         lexical = _lexical(candidate)
         keep = keep_link and os.path.islink(lexical)
         real = _real(lexical.parent) / lexical.name if keep else _real(lexical)

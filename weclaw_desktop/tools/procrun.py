@@ -4,6 +4,10 @@ Used by the shell and python_runner tools. The child gets its own process group 
 ``CREATE_NEW_PROCESS_GROUP`` on Windows) so that on timeout or cancellation the whole tree is killed, not
 only the shell: ``sleep 100 & wait`` leaves nothing behind. Output is read as it comes into a buffer that
 keeps the head and the tail, so a command printing gigabytes cannot exhaust memory.
+
+The tree also dies with the app (``lifetime.py``): a supervisor that watches the app's lifeline on
+POSIX, a kill-on-close Job Object on Windows. So ``kill -9`` of the app, or a crash, ends a running
+command and everything it started instead of letting it finish its side effects unseen.
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
+from weclaw_desktop.tools import lifetime
 from weclaw_desktop.tools.textio import sniff
 
 IS_WINDOWS = sys.platform == "win32"
@@ -98,13 +103,6 @@ async def _pump(stream: asyncio.StreamReader | None, sink: HeadTail) -> None:
         sink.feed(chunk)
 
 
-def _group_flags() -> dict[str, object]:
-    if IS_WINDOWS:
-        flags = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | getattr(subprocess, "CREATE_NO_WINDOW", 0)
-        return {"creationflags": flags}
-    return {"start_new_session": True}
-
-
 async def kill_tree(proc: asyncio.subprocess.Process) -> None:
     """Kill the process and everything it started (its process group / job tree)."""
     if IS_WINDOWS:
@@ -139,15 +137,19 @@ async def run_process(
 ) -> ProcessOutcome:
     """Run ``argv`` and collect its output. On cancellation the whole tree is killed and the error re-raised."""
     started = time.monotonic()
+    if not IS_WINDOWS and shutil.which(argv[0], path=env.get("PATH")) is None:  # the supervisor would exit 127
+        raise FileNotFoundError(2, "No such file or directory", argv[0])
+    wrapped, spawn = lifetime.wrap(argv)
     proc = await asyncio.create_subprocess_exec(
-        *argv,
+        *wrapped,
         cwd=str(cwd),
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        **_group_flags(),  # type: ignore[arg-type]
+        **spawn,
     )
+    lifetime.adopt(proc.pid)
     head = output_limit * 2 // 3
     out, err = HeadTail(head, output_limit - head), HeadTail(head // 2, (output_limit - head) // 2)
     readers = [asyncio.ensure_future(_pump(proc.stdout, out)), asyncio.ensure_future(_pump(proc.stderr, err))]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.pathguard import RELATIVE_NOTE, PathGuard
 from weclaw_desktop.tools.procrun import format_outcome, outcome_result, produced, run_process, snapshot
@@ -37,7 +38,7 @@ class RunParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     code: str = Field(min_length=1, description="Python 3 source to run as a script. Print what you want to see.")
-    cwd: str | None = Field(
+    cwd: PathStr | None = Field(
         None,
         description=f"Folder to run in; files the code writes with relative names land here (default: the outputs folder). {RELATIVE_NOTE}",
     )

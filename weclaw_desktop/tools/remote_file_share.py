@@ -1,10 +1,10 @@
 """remote_file_share: send files from this computer to the user's paired phone over the LAN.
 
 The phone link (the ``companion`` bridge, :class:`~weclaw_desktop.companion.CompanionService`) offers the
-files to the phone page; the phone downloads them with HTTP Range and confirms each with the SHA-256 it
-computed. Results say, per file: delivered (confirmed, with the SHA-256), sent (all bytes streamed but the
-phone could not verify: very large files the browser saves itself), queued (the phone has not fetched it
-yet; it stays available on the phone page) or failed (with the reason).
+files to the phone page, encrypted; the phone fetches them record by record, each authenticated. Results
+say, per file, only what is true: delivered (the phone holds the whole authenticated file and its save was
+started by the user's tap), ready (on the phone, complete, waiting for the user to tap Save there), queued
+or in progress (it stays on the phone page and continues when the page is open), or failed (the reason).
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ class RemoteFileShareConfig(BaseModel):
     offline_wait_s: float = Field(
         10.0, ge=0, le=600, description="how long to wait when the phone page is not open (the offer stays queued)"
     )
+    tap_wait_s: float = Field(
+        30.0, ge=0, le=600, description="once the phone holds the files, how long to wait for the user's tap to save"
+    )
 
 
 class SendFileParams(BaseModel):
@@ -74,15 +77,16 @@ class RemoteFileShareTool(BaseTool):
 
     @action(
         "Send one file from this computer to the user's phone over the local network (the paired WeClaw phone "
-        "page). Use it when the user asks to send, share or transfer a file to their phone. Reports whether the "
-        "phone confirmed delivery (SHA-256 checked)."
+        "page). Use it when the user asks to send, share or transfer a file to their phone. Reports truthfully "
+        "whether the file was saved on the phone, or is on the phone waiting for the user to tap Save."
     )
     async def send_file(self, params: SendFileParams, ctx: ToolContext) -> ToolResult:
         return await self._send([params.path], params.device, ctx)
 
     @action(
         "Send several files from this computer to the user's phone in one go. Use it instead of repeated "
-        "send_file calls. Reports per file: delivered (with SHA-256), queued or failed with the reason."
+        "send_file calls. Reports per file: delivered (saved on the phone), ready (tap Save on the phone), "
+        "queued or failed with the reason."
     )
     async def send_files(self, params: SendFilesParams, ctx: ToolContext) -> ToolResult:
         return await self._send(params.paths, params.device, ctx)
@@ -127,19 +131,23 @@ class RemoteFileShareTool(BaseTool):
 
         def report(t: OutgoingTransfer) -> None:
             done, total = t.progress()
-            confirmed = sum(1 for f in t.files.values() if f.state is FileState.DELIVERED)
+            saved, held = t.count(FileState.DELIVERED), t.count(FileState.READY)
             ctx.progress(
                 done / total if total else None,
-                f"{target.name}: {confirmed} of {len(t.files)} file(s) confirmed, {human_size(done)} of {human_size(total)}",
+                f"{target.name}: {saved} of {len(t.files)} file(s) saved, {held} waiting for a tap, "
+                f"{human_size(done)} of {human_size(total)} on the phone",
             )
 
+        on_phone = frozenset({FileState.READY, FileState.DELIVERED, FileState.FAILED, FileState.CANCELLED})
         try:
-            await transfer.wait(timeout, report)
+            fetched = await transfer.wait(timeout, report, settled=on_phone)
+            if fetched and transfer.count(FileState.READY):
+                await transfer.wait(self.config.tap_wait_s, report)  # the user taps Save (or Save all) there
         except asyncio.CancelledError:
             service.cancel(transfer.id, "the request was cancelled on the desktop")
             raise
         report(transfer)
-        return _summary(transfer, target, online, timeout)
+        return _summary(transfer, target, online)
 
 
 def _resolve_files(raw_paths: list[str], ctx: ToolContext) -> list[Path]:
@@ -173,30 +181,29 @@ def _pick_device(devices: list[DeviceInfo], wanted: str | None) -> DeviceInfo:
     return max(online or devices, key=lambda d: d.last_seen)
 
 
-def _summary(transfer: OutgoingTransfer, device: DeviceInfo, online: bool, waited: float) -> ToolResult:
+def _summary(transfer: OutgoingTransfer, device: DeviceInfo, online: bool) -> ToolResult:
     rows: list[dict[str, Any]] = []
     lines: list[str] = []
-    hours = int(OFFER_TTL_S // 3600)
-    for f in transfer.files.values():
+    days = int(OFFER_TTL_S // 86400)
+    for f in sorted(transfer.files.values(), key=lambda f: f.seq):
         row: dict[str, Any] = {"name": f.name, "path": str(f.path), "size": f.size, "state": f.state.value}
         if f.state is FileState.DELIVERED:
-            row["sha256"] = f.phone_sha256
-            lines.append(f"- {f.name} ({human_size(f.size)}): delivered, the phone confirmed SHA-256 {f.phone_sha256}")
-        elif f.state is FileState.SENT:
             row["sha256"] = f.sha256
             lines.append(
-                f"- {f.name} ({human_size(f.size)}): sent completely; the phone's browser saved it itself, so "
-                "the phone could not confirm the SHA-256"
+                f"- {f.name} ({human_size(f.size)}): delivered: saved on the phone, every part authenticated "
+                f"(SHA-256 {f.sha256})"
+            )
+        elif f.state is FileState.READY:
+            lines.append(
+                f"- {f.name} ({human_size(f.size)}): ready on the phone, complete and authenticated, but not saved "
+                "yet: the user must tap Save (or Save all) on the phone page"
             )
         elif f.state in (FileState.QUEUED, FileState.SENDING):
             row["state"] = FileState.QUEUED.value if f.state is FileState.QUEUED else "in_progress"
-            why = (
-                "the phone has not finished downloading it yet"
-                if online
-                else "the WeClaw page is not open on the phone"
-            )
+            why = "the phone has not finished fetching it yet" if online else "the WeClaw page is not open on the phone"
             lines.append(
-                f"- {f.name} ({human_size(f.size)}): queued ({why}); it stays on the phone page for {hours} hours"
+                f"- {f.name} ({human_size(f.size)}): {row['state'].replace('_', ' ')} ({why}); it stays on the phone "
+                f"page for {days} days and continues when the page is open"
             )
         else:
             row["reason"] = f.error or f.state.value
@@ -204,7 +211,10 @@ def _summary(transfer: OutgoingTransfer, device: DeviceInfo, online: bool, waite
         rows.append(row)
     failed = sum(1 for r in rows if r["state"] in ("failed", "cancelled"))
     delivered = sum(1 for r in rows if r["state"] == "delivered")
-    head = f"Sent to {device.name}: {delivered} of {len(rows)} file(s) delivered."
+    ready = sum(1 for r in rows if r["state"] == "ready")
+    head = f"Sent to {device.name}: {delivered} of {len(rows)} file(s) delivered (saved on the phone)."
+    if ready:
+        head += f" {ready} on the phone waiting for the user to tap Save there."
     if not online:
         head += " The phone is not connected now: ask the user to open the WeClaw page on the phone."
     data = {"device": _device_data(device), "session": transfer.id, "files": rows}

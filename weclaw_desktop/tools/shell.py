@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from weclaw_desktop.toolkit.argkinds import PathStr
 from weclaw_desktop.toolkit.base import BaseTool, ToolContext, ToolError, ToolResult, action
 from weclaw_desktop.tools.pathguard import RELATIVE_NOTE, PathGuard
 from weclaw_desktop.tools.procrun import IS_WINDOWS, format_outcome, outcome_result, produced, run_process, snapshot
@@ -37,7 +38,7 @@ class RunParams(BaseModel):
         min_length=1,
         description="The command line to run. On Windows it is PowerShell syntax; elsewhere bash/sh syntax.",
     )
-    cwd: str | None = Field(None, description=f"Folder to run in (default: the home folder). {RELATIVE_NOTE}")
+    cwd: PathStr | None = Field(None, description=f"Folder to run in (default: the home folder). {RELATIVE_NOTE}")
     timeout_s: float = Field(60, gt=0, le=3600, description="Stop the command after this many seconds.")
 
 

@@ -62,12 +62,7 @@ class ChatController(QObject):
         self.session_id = ""
         self.handle: TurnHandle | None = None
         self.tokens: dict[str, int] = {}
-        self._tasks = TaskSet(
-            "UI",
-            on_error=lambda exc: self.chat.add_notice(
-                Text("chat.error", message=f"{type(exc).__name__}: {exc}"), "error"
-            ),
-        )
+        self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
         self._opening = ""
         composer.send_requested.connect(lambda text: self.spawn(self.send(text)))
@@ -143,7 +138,7 @@ class ChatController(QObject):
         """Show a stored chat as it was: messages, tool cards, notices, stopped and unfinished marks."""
         runtime = await self.ready()
         self._opening = session_id
-        transcript = await load_transcript(runtime.db, session_id)  # off the UI thread
+        transcript = await load_transcript(runtime.db, session_id)  # off the UI thread; reasoning included
         if self._opening != session_id:
             return  # another chat was chosen meanwhile
         running = runtime.running_turn(session_id)
@@ -222,7 +217,7 @@ class ChatController(QObject):
                 self.tokens_changed.emit(self.tokens[session_id])
         if session_id != self.session_id:
             return  # a turn of a chat that is not shown; it is stored and shown when opened
-        if isinstance(event, ev.TextDelta):  # the hot path: one per token, no signal emission
+        if isinstance(event, ev.TextDelta | ev.ReasoningDelta):  # the hot path: one per token, no signal emission
             self.chat.handle(event, None)
             return
         call = self.board.handle(event)
@@ -247,6 +242,16 @@ class ChatController(QObject):
         await self._tasks.cancel_all()
         if self.runtime is not None:
             await self.runtime.close()
+
+
+def _error_text(exc: BaseException) -> Text:
+    """A failed background task for the user: a storage fault or a busy conversation in its own words."""
+    from weclaw_desktop.agent.history import SessionBusy
+    from weclaw_desktop.storage.faults import StorageError
+
+    if isinstance(exc, StorageError | SessionBusy):
+        return Text("chat.error", message=str(exc))
+    return Text("chat.error", message=f"{type(exc).__name__}: {exc}")
 
 
 class _Hit:

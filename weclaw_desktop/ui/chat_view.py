@@ -31,6 +31,7 @@ Architecture (see also /docs in the closing note of #17):
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
@@ -43,10 +44,11 @@ from weclaw_desktop.i18n import Text
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui.chat.column import VirtualColumn
 from weclaw_desktop.ui.chat.items import CallItem, ChatItem, MessageItem, NoticeItem
-from weclaw_desktop.ui.chat.markdown_view import MarkdownView, markdown_renderer, stable_split
+from weclaw_desktop.ui.chat.markdown_view import MarkdownView, content_resized, markdown_renderer, stable_split
 from weclaw_desktop.ui.chat.message_widget import RENDER_INTERVAL_MS, MessageWidget
 from weclaw_desktop.ui.chat.notice import NoticeWidget
 from weclaw_desktop.ui.markdown import Renderer
+from weclaw_desktop.ui.thinking_block import ThinkingBlock
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
 
@@ -64,6 +66,11 @@ __all__ = [
 
 #: Rendered HTML of finished messages kept for widgets made again while scrolling.
 HTML_CACHE = 400
+#: Keys of a message item's ``data`` for its thinking (the block is made again from them).
+THINKING = "thinking"  # live | done | stopped
+THINKING_T0 = "thinking_t0"
+THINKING_OPEN = "thinking_open"
+REASONING_PARTS = "reasoning_parts"  # the thinking streamed so far, joined when it ends
 MessageDecorator = Callable[[MessageWidget], None]
 
 #: How a turn that did not simply complete is marked in a restored chat.
@@ -110,6 +117,8 @@ class ChatView(VirtualColumn):
             widget = MessageWidget(item, self._renderer, html=self._html.get(item.key))
             if item.role != "user" and not item.streaming and widget.rendered_html is not None:
                 self._remember_html(item.key, widget.rendered_html)
+            if item.role == "assistant" and (item.reasoning or item.data.get(THINKING)):
+                self._add_thinking(widget)
             for decorate in list(self._decorators):
                 decorate(widget)
             return widget
@@ -156,6 +165,75 @@ class ChatView(VirtualColumn):
     def _store_prerendered(self, generation: int, key: int, html: str) -> None:
         if generation == self._generation and key not in self._html:
             self._remember_html(key, html)
+
+    # --- the model's thinking (ui/thinking_block.py) in the message's top slot ------------------------
+    def _add_thinking(self, widget: MessageWidget) -> ThinkingBlock:
+        item = widget.item
+        state = item.data.get(THINKING, "done")
+        text = "".join(item.data.get(REASONING_PARTS, [])) or item.reasoning
+        live = state != "done"
+        block = ThinkingBlock(text, live=live, elapsed_ms=item.reasoning_ms)
+        if live and THINKING_T0 in item.data:
+            block._started = item.data[THINKING_T0]  # a widget made again mid-thought keeps counting
+        if state == "stopped":
+            block.stop()
+        block.set_expanded(bool(item.data.get(THINKING_OPEN, state == "live")))
+        block.toggle.toggled.connect(lambda shown: item.data.__setitem__(THINKING_OPEN, shown))
+        block.toggle.toggled.connect(lambda _shown: content_resized(block))
+        block.body.document().documentLayout().documentSizeChanged.connect(lambda _size: content_resized(block))
+        widget.slot("top").addWidget(block)
+        widget.thinking = block
+        return block
+
+    def _thinking_block(self, item: MessageItem) -> ThinkingBlock | None:
+        widget = self.widget_of(item)
+        return getattr(widget, "thinking", None) if isinstance(widget, MessageWidget) else None
+
+    def _think(self, event: ev.ReasoningDelta | ev.ReasoningRetracted) -> None:
+        current = self._current_item(event.run_id)
+        parts: list[str] = current.data.setdefault(REASONING_PARTS, [])
+        if isinstance(event, ev.ReasoningRetracted):  # what streamed as the answer was thinking
+            current.set_text("")
+            self._html.pop(current.key, None)
+        parts.append(event.text)
+        current.data.setdefault(THINKING_T0, time.monotonic())
+        was = current.data.get(THINKING)
+        current.data[THINKING] = "live"
+        block = self._thinking_block(current)
+        if block is not None and not isinstance(event, ev.ReasoningRetracted):
+            block.append(event.text)
+        elif self.widget_of(current) is not None and (was != "live" or isinstance(event, ev.ReasoningRetracted)):
+            self.item_changed(current)  # the widget gets its block (or loses the retracted answer)
+        else:
+            self.changed(current)
+
+    def _end_thinking(self, item: MessageItem | None, state: str, *, text: str = "", elapsed_ms: int = 0) -> None:
+        """The answer or a tool call started (``done``), or the turn ended while thinking (``stopped``)."""
+        if item is None or (item.data.get(THINKING) != "live" and not text):
+            return
+        t0 = item.data.get(THINKING_T0)
+        item.reasoning = text or "".join(item.data.pop(REASONING_PARTS, [])) or item.reasoning
+        item.data.pop(REASONING_PARTS, None)
+        item.reasoning_ms = elapsed_ms or (int((time.monotonic() - t0) * 1000) if t0 else item.reasoning_ms)
+        item.data[THINKING] = state
+        item.data.pop(THINKING_OPEN, None)
+        block = self._thinking_block(item)
+        if block is not None:
+            if text and text != block.text:
+                block.set_text(text)
+            if state == "stopped":
+                block.stop()
+            else:
+                block.finish(item.reasoning_ms)
+        elif self.widget_of(item) is not None:
+            self.item_changed(item)
+
+    def _current_item(self, run_id: str) -> MessageItem:
+        if self.current is None:
+            self.current = MessageItem.of("assistant", "", status="streaming", run_id=run_id)
+            self.append(self.current)
+            self.pin(self.current)
+        return self.current
 
     def add_message_decorator(self, decorate: MessageDecorator) -> Callable[[], None]:
         """Run ``decorate(widget)`` for every message widget, the live ones now and every one made later."""
@@ -325,17 +403,23 @@ class ChatView(VirtualColumn):
     def handle(self, event: ev.Event, call: CallInfo | None) -> None:
         """Render one turn event. ``call`` is the board's record of the call the event is about."""
         if isinstance(event, ev.TextDelta):
-            current = self.current
-            if current is None:
-                current = self.current = MessageItem.of("assistant", "", status="streaming", run_id=event.run_id)
-                self.append(current)
-                self.pin(current)
+            current = self._current_item(event.run_id)
+            if current.data.get(THINKING) == "live":
+                self._end_thinking(current, "done")
             current.append(event.text)
             if not self._stream.isActive():
                 self._stream.start()
+        elif isinstance(event, ev.ReasoningDelta | ev.ReasoningRetracted):
+            self._think(event)
         elif isinstance(event, ev.AssistantMessage):
-            self._close_current(event.text, reasoning=getattr(event, "reasoning", ""))
+            if event.reasoning and self.current is None:
+                self._current_item(event.run_id).data[THINKING] = "done"
+            self._end_thinking(self.current, "done", text=event.reasoning, elapsed_ms=event.reasoning_ms)
+            self._close_current(event.text)
+        elif isinstance(event, ev.ToolsWithheld):
+            self.add_notice(Text("chat.tools_withheld", model=event.model), "warning")
         elif isinstance(event, ev.ToolCallRequested) and call is not None:
+            self._end_thinking(self.current, "done")
             self._close_current(None)
             self.add_card(call)
             self._turn_calls.append(call.call_id)
@@ -343,10 +427,12 @@ class ChatView(VirtualColumn):
         elif call is not None and call.call_id in self.calls:
             self._update_card(self.calls[call.call_id], call)
         elif isinstance(event, ev.ErrorOccurred):
+            self._end_thinking(self.current, "stopped")
             self._close_current(None, status="partial")
             self._last_error = event.message
             self.add_notice(Text("chat.error", message=event.message), "error")
         elif isinstance(event, ev.TurnDone):
+            self._end_thinking(self.current, "stopped")
             self._close_current(None, status="cancelled" if event.reason == "cancelled" else "complete")
             for call_id in self._turn_calls:  # this turn's cards only
                 item = self.calls.get(call_id)
@@ -378,18 +464,16 @@ class ChatView(VirtualColumn):
         else:
             self.changed(current)  # not made yet (off screen): its estimate grew
 
-    def _close_current(self, final_text: str | None, *, status: str = "complete", reasoning: str = "") -> None:
+    def _close_current(self, final_text: str | None, *, status: str = "complete") -> None:
         current = self.current
         self.current = None
         self._stream.stop()
         if current is None:
             if final_text and final_text.strip():
-                self.add_message("assistant", final_text, reasoning=reasoning)
+                self.add_message("assistant", final_text)
             return
         self.pin(current, False)
-        if reasoning:
-            current.reasoning = reasoning
-        replaced = final_text is not None and final_text != current.text and final_text.strip()
+        replaced = final_text is not None and final_text != current.text  # differs when thinking was retracted
         if replaced and final_text is not None:
             current.set_text(final_text)
         if not current.text.strip() and not current.reasoning:

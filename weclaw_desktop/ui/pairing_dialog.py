@@ -215,6 +215,10 @@ class PairingDialog(QDialog):
         self.incoming.setWordWrap(True)
         self.incoming.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         root.addWidget(self.incoming)
+        self.no_keyring = QLabel()  # without a keyring the link's key lives for this run only
+        self.no_keyring.setWordWrap(True)
+        self.no_keyring.setStyleSheet("color: #9a6700;")
+        root.addWidget(self.no_keyring)
 
     def retranslate(self) -> None:
         self.setWindowTitle(tr("pairing.title"))
@@ -229,6 +233,8 @@ class PairingDialog(QDialog):
         self.devices.setHeaderLabels([tr("pairing.col.name"), tr("pairing.col.status"), tr("pairing.col.seen"), ""])
         self.empty.setText(tr("pairing.none"))
         self.incoming.setText(tr("pairing.incoming", path=str(self.service.incoming_dir)))
+        self.no_keyring.setText(tr("pairing.no_keyring"))
+        self.no_keyring.setVisible(self.service.opened and not self.service.keys_persistent)
         if self._hint is not None:
             self.hint.setText(str(self._hint))
         self._tick()
@@ -309,6 +315,7 @@ class PairingDialog(QDialog):
 
     # --- QR code ----------------------------------------------------------------------------------
     def _refresh_code(self) -> None:
+        self.no_keyring.setVisible(self.service.opened and not self.service.keys_persistent)
         on = self.service.running
         for w in (self.url, self.copy, self.new_code, self.expiry):
             w.setVisible(on)
@@ -336,7 +343,7 @@ class PairingDialog(QDialog):
     def _tick(self) -> None:
         if self.code is None:
             return
-        left = int(self.code.seconds_left())
+        left = int(self.code.seconds_left(self.service.clock()))
         if left <= 0:
             self._refresh_code()  # keep a working code on screen while the dialog is open
             return
@@ -378,8 +385,8 @@ class PairingDialog(QDialog):
             EventKind.DEVICE_OFFLINE,
         ):
             self._spawn(self.refresh_devices())
-        if event.kind is EventKind.DEVICE_PAIRED:
-            self._refresh_code()  # the shown code was used up: show a fresh one for the next phone
+        if event.kind in (EventKind.DEVICE_PAIRED, EventKind.PAIRING_CODE_USED):
+            self._refresh_code()  # the shown code was used up (or declined): show a fresh one for the next phone
         elif event.kind in (EventKind.SERVER_STARTED, EventKind.SERVER_STOPPED):
             self.link.blockSignals(True)
             self.link.setChecked(self.service.running)

@@ -26,6 +26,7 @@ from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui import theme
+from weclaw_desktop.ui.model_options import ModelOptions
 from weclaw_desktop.ui.tasks import TaskSet
 
 _BACKEND_NAMES = {
@@ -124,6 +125,10 @@ class ProviderPage(QWidget):
         self.backend.setObjectName("Muted")
         self.backend.setWordWrap(True)
         form.addRow("", self.backend)
+        # thinking controls, capabilities and timeouts of the provider's profile (ui/model_options.py)
+        self.options = ModelOptions(form, spawn=self._run, provider_factory=self._provider, parent=self)
+        self.model.currentTextChanged.connect(lambda _t: self._context_changed())
+        self.base_url.editingFinished.connect(self._context_changed)
         layout.addLayout(form)
 
         self.notice = QFrame()
@@ -199,6 +204,7 @@ class ProviderPage(QWidget):
         self.clear_key.setEnabled(self._had_key)
         self.show_backend(usable)
         self._update_key_link()
+        self.options.load(settings)
 
     def show_backend(self, usable: bool) -> None:
         self.notice.setVisible(not usable)
@@ -210,6 +216,7 @@ class ProviderPage(QWidget):
         settings.provider.preset = preset
         settings.provider.base_url = self.base_url.text().strip()
         settings.provider.model = self.model.currentText().strip()
+        self.options.apply(settings)
         key = self.api_key.text().strip()
         if key:
             persistent = self.secrets.set(settings.provider.api_key_name, key)
@@ -230,6 +237,14 @@ class ProviderPage(QWidget):
         self._update_key_link()
         self._result = None
         self.test_result.clear()
+        self._context_changed()
+
+    def _context_changed(self) -> None:
+        options = getattr(self, "options", None)
+        if options is not None:
+            options.set_context(
+                str(self.preset.currentData() or ""), self.base_url.text().strip(), self.model.currentText().strip()
+            )
 
     def _update_key_link(self) -> None:
         preset = self._current_preset()

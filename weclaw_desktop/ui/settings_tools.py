@@ -474,8 +474,9 @@ class ToolsPage(QWidget):
         if target is not None:
             self.filter.clear()
             body = self.area.widget()
-            if body is not None and body.layout() is not None:
-                body.layout().activate()  # the sections were just made: place them before scrolling
+            layout = body.layout() if body is not None else None
+            if layout is not None:
+                layout.activate()  # the sections were just made: place them before scrolling
             self.area.ensureWidgetVisible(target, 0, 0)
             QTimer.singleShot(0, self, lambda: self._reveal(target))  # again once laid out on screen
         return target

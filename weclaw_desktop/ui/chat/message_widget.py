@@ -62,6 +62,7 @@ class MessageWidget(QWidget):
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self.rendered_html: str | None = html  # the finished text's HTML (the chat caches it)
+        self.thinking: QWidget | None = None  # the "Thinking" block in the top slot, when the model thought
 
         self.bubble = QFrame(self)
         self.bubble.setObjectName("UserBubble" if item.role == "user" else "Bubble")
