@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QHeaderView,
+    QLineEdit,
     QSizePolicy,
     QWidget,
 )
@@ -31,13 +32,13 @@ NO_SHRINK = (QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Minimum, QSizePolicy.P
 def crushed(root: QWidget) -> list[str]:
     """Visible widgets smaller than they need: below their minimum size hint, or below their size hint where
     their size policy says they cannot shrink. The parts Qt's own compound widgets lay out themselves (a
-    combo box's or spin box's line edit, scroll bars' containers) are judged by their owner."""
+    combo box's or spin box's line edit, a line edit's action buttons, scroll bars' containers) are judged by their owner."""
     out = []
     for w in [root, *root.findChildren(QWidget)]:
         if not w.isVisibleTo(root) or w.width() == 0:
             continue
         owner = w.parentWidget()
-        if w.objectName().startswith("qt_") or isinstance(owner, (QComboBox, QAbstractSpinBox)):
+        if w.objectName().startswith("qt_") or isinstance(owner, (QComboBox, QAbstractSpinBox, QLineEdit)):
             continue
         if isinstance(w, QHeaderView):
             continue  # judged with its view
