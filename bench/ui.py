@@ -468,6 +468,10 @@ async def session(turns: int) -> None:
         pieces = [answer[i : i + 6] for i in range(0, len(answer), 6)]
         server.push(tool_reply(call("block_quick", {"n": n}), call("block_quick", {"n": n + 1})))
         server.push(text_reply(*pieces))
+        # the fake server keeps every request body (each carries the whole history): drop them, or the
+        # bench's own memory grows with the square of the session and is counted as the window's
+        server.loop.call_soon_threadsafe(server.fake.requests.clear)
+        server.loop.call_soon_threadsafe(server.fake.headers.clear)
         await asyncio.sleep(0)
         mark = beat.mark()
         cpu0 = time.thread_time()
