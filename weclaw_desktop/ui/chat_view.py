@@ -66,6 +66,9 @@ __all__ = [
 
 #: Rendered HTML of finished messages kept for widgets made again while scrolling.
 HTML_CACHE = 400
+#: Messages pre-rendered after a chat opens (newest first): the screens above the end; older ones render
+#: when scrolled to.
+PRERENDER = 120
 #: Keys of a message item's ``data`` for its thinking (the block is made again from them).
 THINKING = "thinking"  # live | done | stopped
 THINKING_T0 = "thinking_t0"
@@ -144,7 +147,7 @@ class ChatView(VirtualColumn):
             (i.key, i.text)
             for i in reversed(self.items)
             if isinstance(i, MessageItem) and i.role != "user" and not i.streaming and i.key not in self._html
-        ][:HTML_CACHE]
+        ][:PRERENDER]
         if not todo:
             return
         palette = self._renderer.palette
@@ -159,6 +162,7 @@ class ChatView(VirtualColumn):
                     signal.emit(generation, key, renderer.render(text))
                 except RuntimeError:  # the view is gone
                     return
+                time.sleep(0.002)  # let the UI thread have the GIL between messages
 
         threading.Thread(target=work, name="chat-prerender", daemon=True).start()
 
