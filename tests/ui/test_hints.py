@@ -23,8 +23,8 @@ SETTINGS_WORDS = {"en": "Settings", "zh": "设置"}
 TOOLBAR_WORDS = {"en": "toolbar", "zh": "工具栏"}
 ARROW = re.compile(r"\s*(?:>|→)\s*")
 STOP = {
-    "en": re.compile(r"[.,;:()（）。，；：]|\s(?:and|or|if|to|in|for|then|so|is|are)\s|$"),
-    "zh": re.compile(r"[.,;:()（）。，；：\s]|$"),  # Chinese runs the next words on after a space
+    "en": re.compile(r"[.,;:()（）。，；：“”\"]|\s(?:and|or|if|to|in|for|then|so|is|are)\s|$"),
+    "zh": re.compile(r"[.,;:()（）。，；：“”「」\"\s]|$"),  # Chinese runs the next words on after a space
 }
 
 
