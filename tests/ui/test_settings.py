@@ -158,5 +158,5 @@ async def test_first_run_shows_the_setup_panel_and_the_rest_works(
     fake_openai.push(text_reply("hello there"))
     await window.controller.send("hi")
     await until(lambda: not window.composer.busy)
-    assert window.chat.messages[-1].plain_text().strip() == "hello there"
+    assert window.chat.message_widget(window.chat.messages[-1]).plain_text().strip() == "hello there"
     assert fake_openai.headers[-1]["Authorization"] == "Bearer sk-first-run"

@@ -82,6 +82,10 @@ class Display(StrictModel):
     name: LocalizedText
     icon: str = "tool"
     category: str = "general"
+    actions: dict[str, LocalizedText] = Field(
+        default_factory=dict, description="What people call each action (the chat's tool cards show it)"
+    )
+    monospace: bool = Field(default=False, description="Show the tool's output in a fixed-width font (commands, code)")
 
 
 _SIGNAL_KEYS = ["bridge", "config", "secret", "env", "module", "platform", "allOf", "anyOf", "not"]
@@ -242,6 +246,27 @@ class SafetyRules(StrictModel):
     commands: list[CommandHint] = Field(default_factory=list)
 
 
+def secrets_in(requirement: Any) -> set[str]:
+    """The keyring entries an availability expression asks for."""
+    if requirement is None:
+        return set()
+    data = requirement.model_dump(by_alias=True) if isinstance(requirement, BaseModel) else requirement
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("secret"), str):
+                found.add(node["secret"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data)
+    return found
+
+
 class ToolSpec(StrictModel):
     """One tool's declaration."""
 
@@ -261,6 +286,10 @@ class ToolSpec(StrictModel):
         default_factory=dict, description="Extra availability per action (e.g. an optional dependency)"
     )
     config: dict[str, Any] = Field(default_factory=dict)
+    secrets: dict[str, LocalizedText] = Field(
+        default_factory=dict,
+        description="Keyring entries the tool reads (name -> what people call it); Settings > Tools asks for them",
+    )
     depends_on: list[str] = Field(default_factory=list, description="Tools exposed together with this one")
     always_on: bool = Field(default=False, description="Exposed with every request (meta tools)")
     safety: ToolSafety | None = Field(
@@ -292,12 +321,23 @@ class ToolSpec(StrictModel):
             stray = sorted(set(self.safety.actions) - set(self.actions))
             if stray:
                 raise ValueError(f"safety.actions names actions that are not in 'actions': {', '.join(stray)}")
+        stray = sorted(set(self.display.actions) - set(self.actions))
+        if stray:
+            raise ValueError(f"display.actions names actions that are not in 'actions': {', '.join(stray)}")
         if len(set(self.actions)) != len(self.actions):
             raise ValueError("'actions' lists an action twice")
         return self
 
     def risk_of(self, action: str) -> Risk:
         return self.action_risk.get(action, self.risk)
+
+    def all_secrets(self) -> dict[str, LocalizedText]:
+        """Every keyring entry the tool uses: the declared ones, and those its availability asks for."""
+        out = dict(self.secrets)
+        for req in [self.requires, *self.action_requires.values()]:
+            for name in sorted(secrets_in(req)):
+                out.setdefault(name, LocalizedText(en=name))
+        return out
 
 
 class Keywords(StrictModel):

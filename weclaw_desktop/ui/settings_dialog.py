@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from pydantic import ValidationError
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
@@ -38,10 +40,16 @@ from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.toolkit.approval import AllowRule
+from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.toolkit.summary import short_path
 from weclaw_desktop.ui import icons
 from weclaw_desktop.ui.settings_provider import ProviderPage
+from weclaw_desktop.ui.settings_tools import ToolsPage
 
+#: The dialog's size when it opens, and the smallest it may get: every page must fit the default size
+#: (tests/ui/test_settings_fit.py renders each page at it).
+DEFAULT_SIZE = (960, 680)
+MIN_SIZE = (720, 520)
 ORIGINS = ("gui", "companion", "schedule")
 RISKS = ("low", "medium", "high")
 RULES = ("allow", "ask", "deny")
@@ -356,24 +364,29 @@ class SettingsDialog(QDialog):
         *,
         extra_pages: Sequence[tuple[str | Text, QWidget]] = (),
         key_lookup: Callable[[], str | None] | None = None,
+        registry: ToolRegistry | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setMinimumSize(760, 520)
+        self.setMinimumSize(MIN_SIZE[0], MIN_SIZE[1])
+        self.resize(*DEFAULT_SIZE)
         self.store = store
         self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
         self.agent_page = AgentPage()
         self.approvals_page = ApprovalsPage()
         self.files_page = FilesPage()
         self.appearance_page = AppearancePage()
-        pages: list[tuple[str | Text, str, QWidget]] = [
-            (Text("settings.page.provider"), "chip", self.provider_page),
-            (Text("settings.page.agent"), "tool", self.agent_page),
-            (Text("settings.page.approvals"), "shield", self.approvals_page),
-            (Text("settings.page.files"), "folder", self.files_page),
-            (Text("settings.page.appearance"), "screen", self.appearance_page),
+        self.tools_page = ToolsPage(registry or ToolRegistry.from_path(), secrets)
+        pages: list[tuple[str, str | Text, str, QWidget]] = [
+            ("provider", Text("settings.page.provider"), "chip", self.provider_page),
+            ("agent", Text("settings.page.agent"), "tool", self.agent_page),
+            ("approvals", Text("settings.page.approvals"), "shield", self.approvals_page),
+            ("tools", Text("settings.page.tools"), "terminal", self.tools_page),
+            ("files", Text("settings.page.files"), "folder", self.files_page),
+            ("appearance", Text("settings.page.appearance"), "screen", self.appearance_page),
         ]
         self.pages: list[QWidget] = []
+        self.page_keys: list[str] = []
         self._titles: list[tuple[str | Text, QLabel]] = []  # page title -> its heading
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
@@ -386,10 +399,13 @@ class SettingsDialog(QDialog):
         self.nav.setFixedWidth(170)
         self.nav.setIconSize(icons.icon_size(18))
         self.stack = QStackedWidget()
-        for title, icon_name, page in pages:
-            self._add_page(title, icon_name, page)
+        for key, title, icon_name, page in pages:
+            self._add_page(key, title, icon_name, page)
         for title, widget in extra_pages:
-            self._add_page(title, "plug", widget)
+            key = str(
+                widget.property("settingsKey") or (title.key.rsplit(".", 1)[-1] if isinstance(title, Text) else title)
+            )
+            self._add_page(key.lower(), title, "plug", widget)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(0)
         body.addWidget(self.nav)
@@ -431,8 +447,10 @@ class SettingsDialog(QDialog):
             self.retranslate()
         super().changeEvent(event)
 
-    def _add_page(self, title: str | Text, icon_name: str, page: QWidget) -> None:
-        item = QListWidgetItem(icons.icon(icon_name), str(title))
+    def _add_page(self, key: str, title: str | Text, icon_name: str, page: QWidget) -> None:
+        self.page_keys.append(key)
+        item = QListWidgetItem(str(title))
+        icons.bind(item, icon_name)
         item.setSizeHint(item.sizeHint().expandedTo(icons.icon_size(34)))
         self.nav.addItem(item)
         wrapper = QWidget()
@@ -443,12 +461,36 @@ class SettingsDialog(QDialog):
         self._titles.append((title, heading))
         layout.addWidget(heading)
         layout.addSpacing(8)
-        layout.addWidget(page, 1)
+        # a page taller than the dialog scrolls instead of being crushed (the MCP page on a small screen)
+        area = QScrollArea()
+        area.setObjectName("SettingsPageArea")
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setWidget(page)
+        layout.addWidget(area, 1)
         self.stack.addWidget(wrapper)
         self.pages.append(page)
 
-    def show_page(self, index: int) -> None:
+    def show_page(self, index: int | str) -> None:
+        """Show a page by index or key ("provider", "agent", "approvals", "tools", "files", "appearance", "mcp")."""
+        if isinstance(index, str):
+            index = self.page_keys.index(index)
         self.nav.setCurrentRow(index)
+
+    def page(self, key: str) -> QWidget | None:
+        return self.pages[self.page_keys.index(key)] if key in self.page_keys else None
+
+    def show_target(self, page: str, section: str = "") -> QWidget | None:
+        """Show a page (and a section of it, e.g. Tools > email); the widget shown, None if it does not exist."""
+        widget = self.page(page)
+        if widget is None:
+            return None
+        self.show_page(page)
+        if section:
+            find = getattr(widget, "show_section", None)
+            return find(section) if callable(find) else None
+        return widget
 
     def load(self, settings: Settings) -> None:
         for page in self.pages:
@@ -478,4 +520,4 @@ class SettingsDialog(QDialog):
         super().done(result)
 
 
-__all__ = ["AgentPage", "AppearancePage", "ApprovalsPage", "FilesPage", "SettingsDialog", "SettingsPage"]
+__all__ = ["AgentPage", "AppearancePage", "ApprovalsPage", "FilesPage", "SettingsDialog", "SettingsPage", "ToolsPage"]

@@ -109,6 +109,9 @@ class ProviderPage(QWidget):
         key_row = QHBoxLayout()
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        from weclaw_desktop.ui.settings_tools import add_reveal
+
+        self.reveal_key = add_reveal(self.api_key)  # show/hide what was typed
         key_row.addWidget(self.api_key, 1)
         self.clear_key = QPushButton()
         self.clear_key.clicked.connect(self._clear_key)
@@ -155,6 +158,9 @@ class ProviderPage(QWidget):
         return label
 
     def retranslate(self) -> None:
+        from weclaw_desktop.ui.settings_tools import reveal_text
+
+        self.reveal_key.setToolTip(reveal_text(self.reveal_key.isChecked()))
         for key, label in self._labels.items():
             label.setText(tr(key))
         lang = i18n.language()
