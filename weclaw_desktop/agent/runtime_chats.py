@@ -25,10 +25,11 @@ from weclaw_desktop.agent.provider import Capabilities, Provider, ProviderConfig
 from weclaw_desktop.agent.turn_plan import TurnPlan, prompt_extra
 from weclaw_desktop.agent.usage import Price, UsageRow, UsageSum, price_for, summarize
 from weclaw_desktop.attachments import Attachment
-from weclaw_desktop.secrets import API_KEY_ENV
+from weclaw_desktop.secrets import API_KEY_ENV, join_url_password, split_url_password, url_password_name
 from weclaw_desktop.settings import ProviderSettings, Settings
 from weclaw_desktop.settings.conversation import AssistantSettings
 from weclaw_desktop.toolkit.base import Origin
+from weclaw_desktop.toolkit.redact import register_secret
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.history import HistoryStore, SessionInfo
@@ -67,8 +68,11 @@ class ChatFeatures:
 
     def provider_config(self, entry: ProviderSettings | None = None, model: str = "") -> ProviderConfig:
         p = entry or self.settings.provider
+        url, typed = split_url_password(p.base_url)  # an old settings.json may still hold one: it is used
+        password = typed or self.secrets.get(url_password_name(p.api_key_name)) if "@" in p.base_url else None
+        register_secret(password)
         return ProviderConfig(
-            base_url=p.base_url,
+            base_url=join_url_password(url, password) if password else p.base_url,
             model=model or p.model,
             api_key=self.api_key(p),
             timeout_s=p.timeout_s,

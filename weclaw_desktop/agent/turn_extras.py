@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.context import tool_image_message
 from weclaw_desktop.agent.turn_plan import TurnPlan
 from weclaw_desktop.agent.usage import estimate_messages, estimate_text
@@ -83,3 +84,16 @@ def outside_assistant(registry: ToolRegistry, plan: TurnPlan) -> dict[str, Diagn
         return {}
     diagnostic = Diagnostic.of(Code.DISABLED_BY_ASSISTANT, "assistant", "assistant", assistant=plan.assistant)
     return {t: diagnostic for t in registry.tool_names() if not allowed(t)}
+
+
+def show_tool_images(turn: Any) -> None:
+    """Images the round's tools returned (a screenshot, an MCP picture) reach the model in the next round; a
+    model that cannot see gets a note instead, and the user is told (``ImagesNotShown``)."""
+    shown = turn.plan.vision is not False
+    message = tool_image_message(turn.round_files, show=shown, model=turn.plan.model)
+    if message is None:
+        return
+    turn.messages.append(message)
+    if not shown:
+        files = [f for _fn, fs in turn.round_files for f in fs]
+        turn.emit(ev.ImagesNotShown, model=turn.plan.model, files=files)

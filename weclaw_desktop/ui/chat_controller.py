@@ -1,4 +1,5 @@
-"""Connects the chat widgets to the agent runtime: sessions, sending, Stop, events, tokens.
+"""Connects the chat widgets to the agent runtime: sessions, sending (with attachments), Stop, events, tokens,
+and the turns of the message actions (edit, regenerate, retry: :meth:`ChatController.branch_turn`).
 
 The runtime (``weclaw_desktop.agent.runtime.AgentRuntime``) is attached after the window is shown:
 importing it pulls in the openai SDK, which would double the start-up time. Until it is attached,
@@ -10,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.transcript import load_transcript
 from weclaw_desktop.attachments import Attachment
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.ui.chat_view import ChatView
@@ -23,6 +25,9 @@ from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
+
+#: Chats per sidebar page (the sidebar asks for the next page when scrolled to its end).
+PAGE = 100
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime, TurnHandle
@@ -34,7 +39,7 @@ class ChatController(QObject):
     tokens_changed = Signal(int)
     turn_state_changed = Signal(bool)  # running
     event_received = Signal(object)  # every turn event, after the widgets handled it
-    session_changed = Signal(str)  # another chat is shown ('' = none)
+    session_shown = Signal(str)  # a chat (or a new empty one) is now what the chat area shows ('' = none)
     usage_reported = Signal(str)  # a request of this session reported (or estimated) its tokens
 
     def __init__(
@@ -62,16 +67,21 @@ class ChatController(QObject):
         self.tokens: dict[str, int] = {}
         self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
+        self._opening = ""
         #: The composer's chat-setup pickers (ui/chat_setup_ui.py), set by the window; None in bare tests.
         self.setup_ui: Any = None
         self._creating = False  # a chat is being made for the first message
-        composer.send_requested.connect(lambda text, atts: self.spawn(self.send(text, atts)))
+        self.turns_started = 0  # turns started from this window (tests wait on it)
+        composer.send_requested.connect(
+            lambda text, atts: self.spawn(self.send(text, atts, pasted=composer.submitted_pasted))
+        )
         composer.stop_requested.connect(self.stop)
         sidebar.new_requested.connect(lambda: self.spawn(self.new_session()))
         sidebar.selected.connect(lambda sid: self.spawn(self.open_session(sid)))
         sidebar.rename_requested.connect(lambda sid, title: self.spawn(self.rename(sid, title)))
         sidebar.delete_requested.connect(lambda sid: self.spawn(self.delete(sid)))
         sidebar.search_changed.connect(lambda q: self.spawn(self.refresh_sessions(q)))
+        sidebar.more_requested.connect(lambda: self.spawn(self.more_sessions()))
 
     # --- tasks ----------------------------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -98,11 +108,13 @@ class ChatController(QObject):
         return self.runtime
 
     async def _open_latest(self) -> None:
+        """At start-up: show the latest chat with its content (loaded off the UI thread, so the window is
+        usable meanwhile). Nothing is continued invisibly: the chat sent to is the chat shown."""
         runtime = await self.ready()
-        sessions = await runtime.list_sessions()
+        sessions = await runtime.history.list_sessions(PAGE, 0)
         if sessions and not self.session_id and not self._creating:  # the user's first message may be on its way
             await self.open_session(sessions[0].id)
-        self.sidebar.set_sessions(sessions, self.session_id)
+        self.sidebar.set_sessions(sessions, self.session_id, more=len(sessions) == PAGE)
 
     # --- sessions -------------------------------------------------------------------------------
     async def refresh_sessions(self, query: str | None = None) -> None:
@@ -116,7 +128,17 @@ class ChatController(QObject):
                 seen.setdefault(hit.session_id, _Hit(hit.session_id, hit.title, hit.created_at, hit.snippet))
             self.sidebar.set_sessions(list(seen.values()), self.session_id, searching=True)
         else:
-            self.sidebar.set_sessions(await runtime.list_sessions(), self.session_id)
+            shown = max(PAGE, self.sidebar.count())  # keep the pages the user has scrolled through
+            sessions = await runtime.history.list_sessions(shown, 0)
+            self.sidebar.set_sessions(sessions, self.session_id, more=len(sessions) == shown)
+
+    async def more_sessions(self) -> None:
+        """The next page of chats (the sidebar was scrolled to its end)."""
+        runtime = await self.ready()
+        if self._query:
+            return
+        page = await runtime.history.list_sessions(PAGE, self.sidebar.count())
+        self.sidebar.add_sessions(page, more=len(page) == PAGE)
 
     async def new_session(self) -> str:
         runtime = await self.ready()
@@ -127,20 +149,35 @@ class ChatController(QObject):
         return info.id
 
     async def open_session(self, session_id: str) -> None:
+        """Show a stored chat as it was: messages, tool cards, notices, stopped and unfinished marks."""
         runtime = await self.ready()
-        messages = await runtime.load_messages(session_id)
-        self._show_session(session_id, [(m.role, m.content, m.reasoning, m.reasoning_ms) for m in messages])
+        self._opening = session_id
+        transcript = await load_transcript(runtime.db, session_id)  # off the UI thread; reasoning included
+        if self._opening != session_id:
+            return  # another chat was chosen meanwhile
         running = runtime.running_turn(session_id)
+        self.session_id = session_id
+        self.sidebar.set_current(session_id)
+        self.board.reset_session()
+        self.chat.load_transcript(transcript, running_here=[running.run_id] if running is not None else [])
+        self.tokens_changed.emit(self.tokens.get(session_id, 0))
         self.handle = running
         self.composer.set_busy(running is not None)
+        self.session_shown.emit(session_id)
 
-    def _show_session(self, session_id: str, items: list[tuple[str, str, str, int]]) -> None:
+    async def reload(self) -> None:
+        """Show the open chat again from the history (its active branch changed: paging, a deletion)."""
+        if self.session_id:
+            await self.open_session(self.session_id)
+
+    def _show_session(self, session_id: str, items: list[tuple[str, str]]) -> None:
+        self._opening = session_id
         self.session_id = session_id
         self.sidebar.set_current(session_id)
         self.board.reset_session()
         self.chat.load_history(items)
         self.tokens_changed.emit(self.tokens.get(session_id, 0))
-        self.session_changed.emit(session_id)
+        self.session_shown.emit(session_id)
 
     async def rename(self, session_id: str, title: str) -> None:
         runtime = await self.ready()
@@ -156,11 +193,14 @@ class ChatController(QObject):
             self.composer.set_busy(False)
             self.chat.clear()
             self.board.reset_session()
-            self.session_changed.emit("")
+            self.session_shown.emit("")
         await self.refresh_sessions()
 
     # --- turns ----------------------------------------------------------------------------------
-    async def send(self, text: str, attachments: Sequence[Attachment] = ()) -> TurnHandle | None:
+    async def send(
+        self, text: str, attachments: Sequence[Attachment] = (), *, pasted: bool = False
+    ) -> TurnHandle | None:
+        """Start a turn. ``pasted``: the text holds something pasted (untrusted content for the chat)."""
         if not self._is_configured():
             self._on_not_configured()
             self._give_back(text, attachments)
@@ -184,26 +224,52 @@ class ChatController(QObject):
             finally:
                 self._creating = False
             self.session_id = info.id
+            self._opening = info.id
             if self.setup_ui is not None:
                 await self.setup_ui.apply_pending(runtime, info.id)
             self.board.reset_session()
             self.chat.clear()
-            self.session_changed.emit(info.id)
-        self.chat.add_user(text)
+            self.session_shown.emit(info.id)
+
+        def start(rt: AgentRuntime, sid: str, on_event: Callable[[ev.Event], None]) -> Awaitable[TurnHandle]:
+            async def now() -> TurnHandle:
+                return rt.start_turn(sid, text, on_event=on_event, attachments=attachments, pasted=pasted)
+
+            return now()
+
+        return await self.branch_turn(text, attachments, start)
+
+    async def branch_turn(
+        self,
+        text: str | None,
+        attachments: Sequence[Attachment],
+        start: Callable[[AgentRuntime, str, Callable[[ev.Event], None]], Awaitable[TurnHandle]],
+        *,
+        user: Any = None,
+    ) -> TurnHandle | None:
+        """Run a turn of the open chat that ``start(runtime, session_id, on_event)`` begins (a new message, an
+        edit, a regeneration, a retry). ``text``: the user message shown for it (None: ``user``, the message
+        already shown, answers again)."""
+        runtime = await self.ready()
+        if text is not None:
+            user = self.chat.add_user(text)
+            user.attachments = list(attachments)
         self.board.set_exposed(set())
         self.composer.set_busy(True)
         self.turn_state_changed.emit(True)
         session_id = self.session_id
         try:
-            handle = runtime.start_turn(
-                session_id, text, on_event=lambda e: self._on_event(session_id, e), attachments=attachments
-            )
+            handle = await start(runtime, session_id, lambda e: self._on_event(session_id, e))
         except Exception as exc:  # TurnInProgress and the like: say it, keep the text
             self.composer.set_busy(False)
             self.turn_state_changed.emit(False)
             self.chat.add_notice(str(exc), "error")
             return None
+        if user is not None:
+            user.run_id = handle.run_id  # the message actions act on its turn
+            self.chat.item_changed(user)
         self.handle = handle
+        self.turns_started += 1
         handle.task.add_done_callback(lambda _t: self._turn_finished(handle))
         self.spawn(self.refresh_sessions())
         return handle

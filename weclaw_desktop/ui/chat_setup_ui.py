@@ -84,7 +84,7 @@ class ChatSetupUi(QObject):
         composer.assistant_picker.chosen.connect(lambda a: self._tasks.spawn(self.choose_assistant(a)))
         composer.assistant_picker.settings_requested.connect(lambda: self._open_settings("assistants"))
         composer.assistant_picker.instructions_requested.connect(lambda: self._tasks.spawn(self.edit_instructions()))
-        controller.session_changed.connect(lambda _sid: self.refresh())
+        controller.session_shown.connect(lambda _sid: self.refresh())
         controller.usage_reported.connect(lambda sid: self._tasks.spawn(self.refresh_usage(sid)))
         self._unsubscribe = store.subscribe(self._settings_changed, {"providers", "assistants"})
 

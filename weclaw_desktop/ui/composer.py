@@ -48,6 +48,10 @@ _LIST_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Escape, Qt.Key.Key
 MAX_PASTED_SIDE = 2048
 
 
+def _local_files_in(mime: QMimeData) -> bool:
+    return mime.hasUrls() and any(url.isLocalFile() for url in mime.urls())
+
+
 def _local_files(event: QDragEnterEvent | QDropEvent) -> list[Path]:
     mime = event.mimeData()
     if not mime.hasUrls():
@@ -80,6 +84,11 @@ def png_bytes(image: QImage) -> bytes:
     return bytes(data.data())
 
 
+#: Pasted text this long (or on several lines) counts as untrusted content for the chat (#13): it may be an
+#: e-mail or a page someone else wrote, so its instructions must not send data out unasked.
+PASTE_MIN_CHARS = 80
+
+
 class MessageEdit(QPlainTextEdit):
     submit = Signal()
     files_dropped = Signal(list)
@@ -88,6 +97,7 @@ class MessageEdit(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.completer: QCompleter | None = None  # the MCP picker's "/" list, when there is one
+        self.pasted_chars = 0  # characters pasted into the message being written
         self.setAcceptDrops(True)
         self.setTabChangesFocus(True)
         self.retranslate()
@@ -132,7 +142,14 @@ class MessageEdit(QPlainTextEdit):
             if isinstance(image, QImage) and not image.isNull():
                 self.image_pasted.emit(image)
                 return
+        if source.hasText():
+            text = source.text()
+            self.pasted_chars += PASTE_MIN_CHARS if "\n" in text.strip() else len(text)
         super().insertFromMimeData(source)
+
+    def pasted(self) -> bool:
+        """The message holds pasted text (long or multi-line) that someone else may have written."""
+        return self.pasted_chars >= PASTE_MIN_CHARS
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if _local_files(event):
@@ -185,6 +202,7 @@ class Composer(QFrame):
         self._send_when_ready = False
         self._draft: tuple[str, list[Attachment]] = ("", [])
         self.editing = ""  # the run id of the sent message being edited ('' = writing a new one)
+        self.submitted_pasted = False  # the message just sent held pasted text (see MessageEdit.pasted)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 6)
         outer.setSpacing(4)
@@ -218,7 +236,7 @@ class Composer(QFrame):
         row = QHBoxLayout()
         row.setSpacing(8)
         self.attach = QToolButton()
-        self.attach.setIcon(icons.icon("paperclip"))
+        icons.bind(self.attach, "paperclip")
         self.attach.setIconSize(QSize(18, 18))
         self.attach.setAutoRaise(True)
         self.attach.clicked.connect(self._choose_files)
@@ -417,6 +435,8 @@ class Composer(QFrame):
         attachments = self.attachments
         if not text and not attachments:
             return
+        self.submitted_pasted = self.edit.pasted()
+        self.edit.pasted_chars = 0
         self.edit.clear()
         self.clear_attachments()
         if self.editing:
