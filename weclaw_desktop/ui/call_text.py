@@ -83,7 +83,8 @@ def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
         text += f" {format_seconds(call.waiting_s())}"
     elif call.finished and elapsed is not None and call.status not in ("denied", "interrupted") and not compact:
         text += f" · {format_seconds(elapsed)}"
-    if not compact and call.finished and call.waited_s >= WAIT_SHOWN_S:
+    if not compact and call.finished and call.status != "denied" and call.waited_s >= WAIT_SHOWN_S:
+        # the wait matters beside a running time; a denied call never ran
         text += " · " + tr("card.waited", time=format_seconds(call.waited_s))
     return text
 
