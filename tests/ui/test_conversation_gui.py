@@ -124,8 +124,22 @@ async def test_dropped_files_become_chips_and_their_text_reaches_the_model(
     assert window.composer.chips_list == []
     user = fake_openai.messages(0)[-1]["content"]
     assert user.startswith("which month is higher?\n\n[Attached file: 预算 2026.csv (text/csv") and "Feb,120" in user
-    shown = window.chat.messages[0].plain_text()
-    assert shown == "which month is higher?"  # the chat shows the words; the file is a chip, not pasted text
+    sent = window.chat.message_items()[0]
+    widget = window.chat.message_widget(sent)
+    assert widget.plain_text() == "which month is higher?"  # the words; the file is a chip, not pasted text
+    from weclaw_desktop.ui.attachment_chips import ChipRow
+
+    [row] = widget.findChildren(ChipRow)  # the sent message carries its file as a chip
+    assert [c.attachment.name for c in row.chips if c.attachment] == ["预算 2026.csv"]
+    # and still after the chat is opened again (read from the history)
+    sid = window.controller.session_id
+    await window.controller.new_session()
+    await window.controller.open_session(sid)
+    await window.controller.idle()
+    restored = window.chat.message_widget(window.chat.message_items()[0])
+    assert [c.attachment.name for r in restored.findChildren(ChipRow) for c in r.chips if c.attachment] == [
+        "预算 2026.csv"
+    ]
 
 
 async def test_a_pasted_image_reaches_a_vision_model(make_window: Any, fake_openai: FakeOpenAI, qtbot: Any) -> None:

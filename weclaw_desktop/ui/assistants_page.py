@@ -99,7 +99,8 @@ class AssistantsPage(QWidget):
         name_row = QHBoxLayout()
         self.icon = QLineEdit()
         self.icon.setMaxLength(8)
-        self.icon.setFixedWidth(48)
+        self.icon.setMinimumWidth(self.icon.minimumSizeHint().width())  # the theme's padding decides
+        self.icon.setMaximumWidth(72)
         self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.name = QLineEdit()
         self.name.setMaxLength(60)
