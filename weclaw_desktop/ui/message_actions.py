@@ -46,6 +46,8 @@ log = logging.getLogger("weclaw.ui")
 #: Keys of ``item.data`` this module sets (kept while the chat is open; widgets read them when made again).
 LAST_OF_TURN = "actions.last_of_turn"  # the last answer of its exchange: the answer's actions go there
 NOTICE_ACTION = "action"  # on an error notice: (label, handler), shown as a link by ui/chat/notice.py
+SHOWN_ACTION = "actions.shown"  # the notice action its widget was made with
+SIGNATURE = "actions.signature"  # what a message widget's bar was made from (see MessageActions._signature)
 
 
 class ActionBar(QWidget):
@@ -163,9 +165,39 @@ class MessageActions(QObject):
             if isinstance(item, NoticeItem) and item.kind == "error" and self.last_run:
                 item.data[NOTICE_ACTION] = (Text("actions.retry"), functools.partial(self.retry, self.last_run))
                 break
-        for item, _widget in list(self.chat.live_widgets()):
-            if isinstance(item, MessageItem | NoticeItem):
-                self.chat.item_changed(item)
+        for item, widget in list(self.chat.live_widgets()):
+            if isinstance(item, NoticeItem) and item.data.get(NOTICE_ACTION) != item.data.get(SHOWN_ACTION):
+                item.data[SHOWN_ACTION] = item.data.get(NOTICE_ACTION)
+                self.chat.item_changed(item)  # a one-line label: cheap to make again
+            elif isinstance(item, MessageItem) and item.data.get(SIGNATURE) != self._signature(item):
+                self._redecorate(widget)
+
+    def _signature(self, item: MessageItem) -> tuple[Any, ...]:
+        """Everything the bar and the chips of ``item`` depend on: a widget is re-decorated only when it changed."""
+        info = self.infos.get(item.run_id)
+        where = (info.edit_index, info.edit_count, info.answer_index, info.answer_count) if info else None
+        last = bool(item.data.get(LAST_OF_TURN))
+        return (
+            item.streaming,
+            item.run_id,
+            where,
+            last,
+            item.run_id == self.last_run,
+            self.busy,
+            len(item.attachments),
+        )
+
+    def _redecorate(self, widget: QWidget) -> None:
+        """Replace the bar and chips of a live message widget in place (no new render of its text)."""
+        from weclaw_desktop.ui.chat.message_widget import MessageWidget
+
+        if not isinstance(widget, MessageWidget):
+            return
+        for old in (*widget.findChildren(ActionBar), *widget.findChildren(ChipRow)):
+            old.hide()
+            old.setParent(None)
+            old.deleteLater()
+        self.decorate(widget)
 
     @property
     def busy(self) -> bool:
@@ -175,6 +207,7 @@ class MessageActions(QObject):
     # --- the decorator --------------------------------------------------------------------------
     def decorate(self, widget: MessageWidget) -> None:
         item = widget.item
+        item.data[SIGNATURE] = self._signature(item)
         if item.role == "user" and item.attachments:
             widget.slot("chips").addWidget(ChipRow(list(item.attachments)))
         if item.streaming:
@@ -217,6 +250,8 @@ class MessageActions(QObject):
         )
 
     def regenerate(self, item: MessageItem) -> None:
+        if self.busy:
+            return
         self.controller.spawn(self.regenerate_run(item.run_id))
 
     async def regenerate_run(self, run_id: str) -> Any:
@@ -249,6 +284,8 @@ class MessageActions(QObject):
 
     def ask_delete(self, item: MessageItem) -> None:
         """Asks first (non-blocking); the answer deletes the exchange (a user message) or the answer."""
+        if self.busy:
+            return
         key = "actions.delete_turn.confirm" if item.role == "user" else "actions.delete_answer.confirm"
         box = QMessageBox(QMessageBox.Icon.Question, tr("actions.delete"), tr(key), parent=self.chat.window())
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
