@@ -190,3 +190,21 @@ async def test_code_blocks_have_a_copy_link(make_window: Any, fake_openai: FakeO
     view.anchorClicked.emit(QUrl(hrefs[0]))
     clipboard = QGuiApplication.clipboard()
     assert clipboard is not None and clipboard.text() == code
+
+
+async def test_each_answer_shows_its_tokens_estimated_when_the_endpoint_sends_none(
+    make_window: Any, fake_openai: FakeOpenAI, qtbot: Any
+) -> None:
+    """Measured usage is shown as sent; without usage the count is estimated and marked "≈" (never "0")."""
+    window = await make_window(configured_settings(fake_openai))
+    fake_openai.push(
+        text_reply("measured", usage={"prompt_tokens": 1234, "completion_tokens": 56, "total_tokens": 1290}),
+        text_reply("estimated answer"),
+    )
+    await send(window, qtbot, "one")
+    await send(window, qtbot, "two")
+    first, second = (bar(window, item(window, "assistant", t)) for t in ("measured", "estimated answer"))
+    await until(lambda: first.usage is not None and second.usage is not None, what="the token counts")
+    assert first.usage.text() == "1,234 sent · 56 received"  # type: ignore[union-attr]
+    label = second.usage.text()  # type: ignore[union-attr]
+    assert label.startswith("≈") and "received" in label and "≈0 " not in label

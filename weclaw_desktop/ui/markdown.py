@@ -130,7 +130,7 @@ class Renderer:
         body = _highlight(code, lang, p.dark) or html.escape(code)
         from weclaw_desktop.i18n import tr
 
-        copy = f'<a href="{copy_href(code)}" style="color:{p.muted}; text-decoration:none;">⧉ {tr("actions.copy")}</a>'
+        copy = f'<a href="{copy_href(code)}" style="color:{p.muted}; text-decoration:none;">{tr("actions.copy")}</a>'
         name = f"{html.escape(lang)} &nbsp;·&nbsp; " if lang else ""
         label = f'<div style="color:{p.muted}; font-size:small; margin-bottom:4px;">{name}{copy}</div>'
 

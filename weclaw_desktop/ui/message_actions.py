@@ -36,6 +36,7 @@ from weclaw_desktop.ui.chat.items import MessageItem, NoticeItem
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.history_branches import BranchInfo
+    from weclaw_desktop.agent.usage import UsageSum
     from weclaw_desktop.ui.chat.message_widget import MessageWidget
     from weclaw_desktop.ui.chat_controller import ChatController
     from weclaw_desktop.ui.chat_view import ChatView
@@ -61,6 +62,7 @@ class ActionBar(QWidget):
         self.row.setSpacing(2)
         self.buttons: dict[str, QToolButton] = {}
         self.pager: QLabel | None = None
+        self.usage: QLabel | None = None
 
     def button(self, name: str, icon: str, tip: str, handler: Callable[[], None]) -> QToolButton:
         b = QToolButton()
@@ -75,6 +77,22 @@ class ActionBar(QWidget):
         self.row.addWidget(b)
         self.buttons[name] = b
         return b
+
+    def add_usage(self, used: UsageSum) -> None:
+        """The exchange's tokens ("≈" when estimated) and, when every price is known, its cost."""
+        from weclaw_desktop.agent.usage import format_cost, format_tokens
+
+        text = tr(
+            "actions.tokens",
+            sent=format_tokens(used.prompt_tokens, used.estimated),
+            received=format_tokens(used.completion_tokens, used.estimated),
+        )
+        cost = format_cost(used.cost)
+        self.usage = QLabel(f"{text} · {cost}" if cost else text)
+        self.usage.setObjectName("Muted")
+        if used.estimated:
+            self.usage.setToolTip(tr("statusbar.usage.estimated"))
+        self.row.addWidget(self.usage)
 
     def add_pager(self, index: int, count: int, step: Callable[[int], None]) -> None:
         """‹ index/count ›: the buttons at either end do nothing."""
@@ -109,6 +127,7 @@ class MessageActions(QObject):
         self.controller = controller
         self.composer = composer
         self.infos: dict[str, BranchInfo] = {}
+        self.usage: dict[str, UsageSum] = {}  # run id -> the tokens (and cost) of that exchange
         self.last_run = ""  # the chat's last exchange (regenerate is offered there)
         self.confirm: QMessageBox | None = None  # the open "Delete?" question (tests answer it)
         self.unsubscribe = chat.add_message_decorator(self.decorate)
@@ -132,11 +151,13 @@ class MessageActions(QObject):
         if runtime is None or not sid:
             return
         infos = await runtime.branch_infos(sid)
+        rows = await runtime.usage_rows(sid)
         users = [i for i in self.chat.message_items() if i.role == "user" and i.run_id and not i.attachments]
         files = await runtime.history.attachments.by_run(sid, [i.run_id for i in users]) if users else {}
         if sid != self.controller.session_id:
             return  # another chat was opened meanwhile
         self.infos = infos
+        self.usage = _per_turn(rows, runtime.price_of)
         for item in users:
             item.attachments = list(files.get(item.run_id, []))
         self.mark()
@@ -185,6 +206,7 @@ class MessageActions(QObject):
             item.run_id == self.last_run,
             self.busy,
             len(item.attachments),
+            self.usage.get(item.run_id) if last else None,
         )
 
     def _redecorate(self, widget: QWidget) -> None:
@@ -228,7 +250,10 @@ class MessageActions(QObject):
             if info is not None and info.answer_count > 1:
                 bar.add_pager(info.answer_index, info.answer_count, functools.partial(self.page, item.run_id, "answer"))
             bar.button("delete", "trash", tr("actions.delete_answer"), functools.partial(self.ask_delete, item))
+        used = self.usage.get(item.run_id) if md and item.data.get(LAST_OF_TURN) else None
         bar.row.addStretch(1)
+        if used is not None and used.total:
+            bar.add_usage(used)
         widget.slot("actions").addWidget(bar)
 
     # --- actions --------------------------------------------------------------------------------
@@ -312,6 +337,15 @@ class MessageActions(QObject):
         start = self.chat.index_of(user) + (1 if keep else 0)
         for item in list(self.chat.items[start:]):
             self.chat.remove_item(item)
+
+
+def _per_turn(rows: list[Any], price: Callable[[Any], Any]) -> dict[str, UsageSum]:
+    from weclaw_desktop.agent.usage import summarize
+
+    by_run: dict[str, list[Any]] = {}
+    for row in rows:
+        by_run.setdefault(row.run_id, []).append(row)
+    return {run: summarize(turn, price) for run, turn in by_run.items()}
 
 
 def copy_text(text: str) -> None:

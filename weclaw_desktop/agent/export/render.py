@@ -91,7 +91,7 @@ async def export_markdown(history: HistoryStore, session_id: str) -> str:
         if m.status in ("partial", "cancelled"):
             out += [f"*({tr('export.stopped' if m.status == 'cancelled' else 'export.cut')})*", ""]
         for att in attachments.get(m.run_id, []) if m.role == "user" else []:
-            mark = ", truncated" if att.truncated else ""
+            mark = f", {tr('attach.truncated')}" if att.truncated else ""
             out += [f"📎 {att.name} ({att.mime or att.kind}, {size_text(att.size)}{mark})", ""]
         for c in m.tool_calls:
             out += [_tool_block(c, calls.get(c.get("id", ""))), ""]
