@@ -240,3 +240,24 @@ def test_the_file_picker_opens_in_documents_or_home(
     assert composer.file_dialog.directory().absolutePath() == str(Path(start_folder()).resolve())
     assert start_folder() in (str(Path.home()), str(Path.home() / "Documents")) or Path(start_folder()).is_dir()
     composer.file_dialog.reject()
+
+
+async def test_a_chat_opened_from_the_sidebar_search_shows_the_matching_message(
+    make_window: Any, fake_openai: FakeOpenAI, qtbot: Any
+) -> None:
+    """Opening a search hit finds the words in the chat (find bar open, a match current); without a search the
+    find bar stays closed."""
+    window = await make_window(configured_settings(fake_openai))
+    fake_openai.push(text_reply("Noted."), text_reply("The pineapple budget is 40."), text_reply("Other chat."))
+    await send(window, qtbot, "hello")
+    await send(window, qtbot, "what about the pineapple budget?")
+    sid = window.controller.session_id
+    await window.controller.new_session()
+    await send(window, qtbot, "unrelated")
+    assert not window.find_bar.isVisible()
+    await window.controller.refresh_sessions("pineapple")
+    window.sidebar.selected.emit(sid)
+    await until(lambda: window.controller.session_id == sid and window.find_bar.isVisible(), what="the jump")
+    bar = window.find_bar
+    assert bar.edit.text() == "pineapple" and len(bar.matches) == 2
+    assert "pineapple" in bar.matches[bar.current].item.text

@@ -83,6 +83,11 @@ class ChatController(QObject):
         sidebar.search_changed.connect(lambda q: self.spawn(self.refresh_sessions(q)))
         sidebar.more_requested.connect(lambda: self.spawn(self.more_sessions()))
 
+    @property
+    def query(self) -> str:
+        """What the sidebar is searching for ('' when it lists every chat)."""
+        return self._query
+
     # --- tasks ----------------------------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         return self._tasks.spawn(coro)

@@ -1,6 +1,7 @@
 """The conversation features' parts of the main window (#16), wired in one place so the window stays small:
 the composer's assistant/model pickers (``ChatSetupUi``), export/import from the sidebar (``ChatExport``),
-the message actions (``MessageActions``), and the status bar's model and usage of the open chat."""
+the message actions (``MessageActions``), the status bar's model and usage of the open chat, and the jump to the
+matching message when a chat is opened from the sidebar's search."""
 
 from __future__ import annotations
 
@@ -38,6 +39,20 @@ class ConversationParts:
         # edit-and-resend replaces the window's "Up puts the last message back" (see MainWindow.edit_last_message)
         window.chat.edit_last_requested.disconnect(window.edit_last_message)
         self.actions = MessageActions(window.chat, window.controller, window.composer)
+        window.controller.session_shown.connect(self.show_search_hit)
+
+    def show_search_hit(self, _session_id: str) -> None:
+        """A chat opened from the sidebar's search: find the words in it (highlighted, newest match first,
+        next/previous in the find bar)."""
+        query = self.window.controller.query
+        bar = getattr(self.window, "find_bar", None)
+        if not query or bar is None or not self.window.chat.has_content:
+            return
+        bar.edit.setText(query)
+        bar.open_bar()
+        if not bar.matches and " " in query:  # the search matches words anywhere; the bar finds one of them
+            bar.edit.setText(max(query.split(), key=len))
+            bar.search()
 
     def retranslate(self) -> None:
         if self.usage is not None:
