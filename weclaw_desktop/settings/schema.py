@@ -217,6 +217,13 @@ class Settings(_Section):
         """The active provider configuration (an entry of ``providers``: changes to it are changes of that entry)."""
         return self.providers.current
 
+    @provider.setter
+    def provider(self, value: ProviderSettings) -> None:
+        """Replace the active configuration (keeps its name; for code written when there was only one)."""
+        current = self.providers.current
+        entry = value.model_copy(update={"name": current.name})
+        self.providers.entries = [entry if e is current else e for e in self.providers.entries]
+
     def outputs_dir(self, paths: AppPaths | None = None) -> Path:
         return Path(self.tools.outputs_dir).expanduser() if self.tools.outputs_dir else (paths or app_paths()).outputs
 
