@@ -74,6 +74,7 @@ async def test_slash_lists_the_servers_prompts(
     popup = picker.completer.popup()
     qtbot.keyClicks(composer.edit, "/re")
     assert popup.isVisible() and picker.completer.currentCompletion() == "/review"
+    assert picker.completer.completionModel().index(0, 0).data() == "/review — Review a file · sdk"
     qtbot.keyClicks(composer.edit, "x")
     assert not popup.isVisible()
     composer.edit.clear()

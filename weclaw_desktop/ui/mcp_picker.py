@@ -17,7 +17,8 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QStringListModel, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
@@ -37,6 +38,7 @@ from weclaw_desktop.ui.tasks import TaskSet
 
 log = logging.getLogger("weclaw.ui")
 _SAVED = re.compile(r"^\[[^\]]* saved to [^\]]*\]$")
+SLASH_ROLE = Qt.ItemDataRole.UserRole + 1  # the "/name" a row completes to
 _SLASH = re.compile(r"/\S*")  # the whole message is "/" and a word being typed
 
 
@@ -91,9 +93,11 @@ class McpPicker(QObject):
         self._tasks = TaskSet("mcp picker", on_error=lambda exc: composer.status.setText(str(exc)))
         self.dialog: PromptDialog | None = None
         self._slash: dict[str, tuple[str, Any]] = {}
+        self._listed: list[str] = []
         self.completer = QCompleter(self)
-        self.names = QStringListModel(self.completer)
+        self.names = QStandardItemModel(self.completer)  # shown: "/name — what it does · server"
         self.completer.setModel(self.names)
+        self.completer.setCompletionRole(SLASH_ROLE)  # typed and matched: "/name"
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
         self.completer.setWidget(composer.edit)
@@ -118,8 +122,15 @@ class McpPicker(QObject):
             popup.hide()
             return
         self._slash = self.slash_items()
-        if self.names.stringList() != list(self._slash):
-            self.names.setStringList(list(self._slash))
+        if self._listed != list(self._slash):
+            self._listed = list(self._slash)
+            self.names.clear()
+            for key, (server, prompt) in self._slash.items():
+                about = " ".join((getattr(prompt, "description", "") or "").split())
+                row = QStandardItem(f"{key} — {about} · {server}" if about else f"{key} · {server}")
+                row.setData(key, SLASH_ROLE)
+                row.setEditable(False)
+                self.names.appendRow(row)
         self.completer.setCompletionPrefix(text)
         if self.completer.completionCount() == 0:
             popup.hide()
