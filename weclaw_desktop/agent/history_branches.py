@@ -112,19 +112,26 @@ class Branches:
     def tree_sync(self, session_id: str) -> Tree:
         db = self.db
         rows = db.query(
-            "SELECT t.run_id, t.started_at, tt.parent_run, tt.kind, "
-            "(SELECT m.content FROM messages m WHERE m.run_id = t.run_id AND m.role = 'user' ORDER BY m.id LIMIT 1) "
-            "AS text FROM turns t LEFT JOIN turn_tree tt ON tt.run_id = t.run_id "
-            "WHERE t.session_id=? ORDER BY t.started_at, t.run_id",
+            "SELECT t.run_id, t.started_at, tt.parent_run, tt.kind FROM turns t "
+            "LEFT JOIN turn_tree tt ON tt.run_id = t.run_id WHERE t.session_id=? ORDER BY t.started_at, t.run_id",
             (session_id,),
         )
+        # each turn's user message: one pass over the session's messages (SQLite's MIN() picks that row's content)
+        texts = {
+            r["run_id"]: r["content"]
+            for r in db.query(
+                "SELECT run_id, content, MIN(id) FROM messages WHERE session_id=? AND role='user' GROUP BY run_id",
+                (session_id,),
+            )
+        }
         nodes: dict[str, TurnNode] = {}
         previous = ""
         for r in rows:
             # a turn without a tree row (made before branches, or by a writer that knows none) follows the one
             # started before it
             parent = r["parent_run"] if r["parent_run"] is not None else previous
-            nodes[r["run_id"]] = TurnNode(r["run_id"], parent, r["kind"] or "new", r["started_at"], r["text"] or "")
+            text = texts.get(r["run_id"]) or ""
+            nodes[r["run_id"]] = TurnNode(r["run_id"], parent, r["kind"] or "new", r["started_at"], text)
             previous = r["run_id"]
         children: dict[str, list[str]] = {}
         for node in nodes.values():
