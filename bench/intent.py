@@ -87,11 +87,11 @@ def synthetic(n_tools: int = 200, n_intents: int = 40) -> Manifest:
     for k in range(n_intents):
         mine = names[k * per : (k + 1) * per]
         intents[f"i{k}"] = {
-            "keywords": {
+            "action_phrases": {
                 "en": [f"{words[k * 20 + j]} {words[k * 20 + j + 1]}" for j in range(10)],
                 "zh": [f"合成{STEMS[k % 10]}{STEMS[k // 10]}动作{STEMS[j]}" for j in range(10)],
             },
-            "weak": {"en": [words[1000 + k]]},
+            "topics": {"en": [words[1000 + k]]},
             "examples": {"en": [f"please {words[k * 20]} the {words[k * 20 + 3]} now"]},
             "tools": mine,
             "recommended": mine[:2],

@@ -46,7 +46,7 @@ def synthetic(n: int) -> Manifest:
         if req is not None:
             entry["requires"] = req
         tools[f"tool{i}"] = entry
-    intents = {"all": {"keywords": {"en": ["x"]}, "tools": list(tools), "recommended": ["tool0"]}}
+    intents = {"all": {"action_phrases": {"en": ["x"], "zh": ["x"]}, "tools": list(tools), "recommended": ["tool0"]}}
     return Manifest.model_validate({"version": 1, "tools": tools, "intents": intents})
 
 

@@ -35,7 +35,7 @@ def base_manifest() -> dict[str, Any]:
             },
             "intents": {
                 "talk": {
-                    "keywords": {"zh": ["重复"], "en": ["echo"]},
+                    "action_phrases": {"zh": ["重复"], "en": ["echo"]},
                     "tools": ["echo", "faulty", "bridged"],
                     "recommended": ["echo"],
                     "alternative": ["faulty", "bridged"],

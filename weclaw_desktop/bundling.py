@@ -33,6 +33,17 @@ LAZY_MODULES = (
 #: with importlib.resources) where the system has none (Windows, a Linux machine without the tzdata package).
 RUNTIME_PACKAGES = ("tzdata",)
 
+#: Packages whose data files PyInstaller has no hook to collect: ``anyascii`` reads its transliteration
+#: tables (``anyascii/_data/*``) with importlib.resources (MCP tool names in Chinese and other scripts).
+DATA_PACKAGES = ("anyascii",)
+
+
+def package_datas() -> list[tuple[str, str]]:
+    """(source, destination) data entries of :data:`DATA_PACKAGES` for the spec's ``datas``."""
+    from PyInstaller.utils.hooks import collect_data_files
+
+    return [entry for name in DATA_PACKAGES for entry in collect_data_files(name)]
+
 
 def tool_modules(tools_json: Path) -> list[str]:
     """Every tool module tools.json names (enabled or not: a user may enable a tool later)."""

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__, i18n
 
-COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone"]
+COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone", "mcp"]
 #: weclaw's own top-level options (anything else starting with "-" may be a Python command line).
 OWN_OPTIONS = ("-h", "--help", "--version", "--data-dir", "--self-test")
 

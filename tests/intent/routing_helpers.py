@@ -44,26 +44,26 @@ def small_manifest(**exposure: Any) -> dict[str, Any]:
             },
             "intents": {
                 "files": {
-                    "keywords": {"zh": ["重命名"], "en": ["rename"]},
-                    "weak": {"zh": ["文件"], "en": ["file"]},
+                    "action_phrases": {"zh": ["重命名"], "en": ["rename"]},
+                    "topics": {"zh": ["文件"], "en": ["file"]},
                     "tools": ["files", "shell"],
                     "recommended": ["files"],
                     "alternative": ["shell"],
                 },
                 "phone": {
-                    "keywords": {"zh": ["发*手机"], "en": ["to my phone"]},
+                    "action_phrases": {"zh": ["发*手机"], "en": ["to my phone"]},
                     "tools": ["phone", "mail", "off"],
                     "recommended": ["phone", "off"],
                     "alternative": ["mail"],
                 },
                 "archive": {
-                    "keywords": {"zh": ["压缩"], "en": ["zip"]},
+                    "action_phrases": {"zh": ["压缩"], "en": ["zip"]},
                     "tools": ["zipper", "files"],
                     "recommended": ["zipper"],
                     "alternative": ["files"],
                 },
                 "mail": {
-                    "keywords": {"zh": ["邮件"], "en": ["email"]},
+                    "action_phrases": {"zh": ["邮件"], "en": ["email"]},
                     "tools": ["mail"],
                     "recommended": ["mail"],
                 },

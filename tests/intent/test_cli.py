@@ -98,3 +98,30 @@ def test_no_text_is_a_usage_error() -> None:
     proc = weclaw("intent")
     assert proc.returncode == 2
     assert "give a request" in proc.stderr
+
+
+def test_jsonl_lines_may_carry_the_conversation_before_them(tools_json: Path) -> None:
+    """A line's "history" routes it as a follow-up: "run it" after code routes to the runner, "thanks"
+    after a tool turn exposes nothing; a malformed history is an error row, and the other lines survive."""
+    code = {"user": "write fib in python", "assistant": "```python\nprint(1)\n```", "tools": []}
+    shot = {"user": "take a screenshot", "assistant": "Saved ~/outputs/s.png", "tools": ["screen"]}
+    lines = [
+        {"id": "a", "text": "run it", "history": [code]},
+        {"id": "b", "text": "thanks!", "history": [shot]},
+        {"id": "c", "text": "run it"},
+        {"id": "d", "text": "run it", "history": [{"user": 5}]},
+    ]
+    proc = weclaw("intent", "--jsonl", "--tools", str(tools_json), stdin="".join(json.dumps(x) + "\n" for x in lines))
+    assert proc.returncode == 1
+    rows = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
+    assert rows["a"]["tools"] == ["python_runner"]
+    assert rows["b"]["tools"] == []
+    assert rows["c"]["tools"] == []  # no conversation: 'it' points at nothing
+    assert "history" in rows["d"]["error"]
+
+
+def test_after_routes_the_text_as_a_follow_up(tools_json: Path) -> None:
+    proc = weclaw("intent", "--tools", str(tools_json), "--after", "remind me at 5 to call mom", "actually make it 6")
+    assert proc.returncode == 0, proc.stderr
+    assert "carried:    reminder" in proc.stdout
+    assert "clauses:    request" in proc.stdout

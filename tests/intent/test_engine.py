@@ -94,7 +94,7 @@ def test_alternatives_stand_in_when_no_recommended_tool_is_enabled() -> None:
 
 def test_recommended_tools_come_before_alternatives_under_the_tool_limit() -> None:
     data = small_manifest(max_tools_per_request=2)
-    data["intents"]["archive"]["weak"] = {"en": ["bundle"]}
+    data["intents"]["archive"]["topics"] = {"en": ["bundle"]}
     route = IntentEngine(make(data)).route("bundle that file")  # two medium intents: both expanded
     assert route.tier == "expanded"
     assert set(route.tools) == {"zipper", "files"}  # shell, an alternative, is cut first
@@ -128,7 +128,7 @@ def test_knowledge_question_is_damped_unless_it_is_about_the_users_things() -> N
 
 def test_a_longer_match_hides_a_shorter_one_inside_it() -> None:
     data = small_manifest()
-    data["intents"]["mail"]["keywords"]["zh"].append("文件发邮件")
+    data["intents"]["mail"]["action_phrases"]["zh"].append("文件发邮件")
     e = IntentEngine(make(data))
     got = scores(e, "文件发邮件")
     assert "files" not in got  # '文件' lies inside '文件发邮件'
@@ -138,7 +138,7 @@ def test_a_longer_match_hides_a_shorter_one_inside_it() -> None:
 def test_a_big_intent_is_not_penalised_for_its_many_keywords() -> None:
     small = IntentEngine(make(small_manifest(similarity_weight=0.5)))
     data = small_manifest(similarity_weight=0.5)
-    data["intents"]["files"]["keywords"]["en"] += [f"unrelatedword{i}" for i in range(300)]
+    data["intents"]["files"]["action_phrases"]["en"] += [f"unrelatedword{i}" for i in range(300)]
     big = IntentEngine(make(data))
     for text in ("rename the report", "把这个文件重命名"):
         assert scores(big, text)["files"] >= scores(small, text)["files"]
@@ -187,13 +187,16 @@ def test_an_action_verb_before_the_question_words_makes_them_its_object() -> Non
     assert question is True
 
 
-def test_numbers_or_code_to_work_on_make_a_question_concrete() -> None:
+def test_numbers_to_work_on_make_a_question_a_sum_but_pasted_code_stays_a_question() -> None:
+    """Figures turn "what's a" into a sum to work out; code pasted into a question is text for the model
+    to read (it explains it), and the masked command's words cannot route."""
     e = engine()
     assert e.score("what is a 15% tip on 84 dollars")[1] is False
     assert e.score("what is a tip")[1] is True
     ranked, question = e.score("why does `zip -r out.zip .` fail")
-    assert question is False
-    assert ranked == []  # the command itself is masked: its words cannot route
+    assert question is True
+    assert ranked == []
+    assert e.route("run `zip -r out.zip .` please").tools == []  # the small manifest has no shell phrase
 
 
 def test_a_question_about_the_present_is_not_a_knowledge_question() -> None:

@@ -123,7 +123,7 @@ def synthetic(n: int, actions: int = 5) -> Manifest:
     for name in names:
         data["tools"][name] = tool([f"a{j}" for j in range(actions)])
     data["intents"] = {
-        "everything": {"keywords": {"en": ["everything"]}, "tools": names, "recommended": names},
+        "everything": {"action_phrases": {"en": ["everything"], "zh": ["全部"]}, "tools": names, "recommended": names},
     }
     data["exposure"]["max_tools_per_request"] = 128
     return make(data)

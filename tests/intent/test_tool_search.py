@@ -115,3 +115,37 @@ async def test_tool_search_without_its_bridge_fails_clearly(real_registry: ToolR
 def test_query_must_not_be_empty() -> None:
     with pytest.raises(ValueError):
         FindParams(query="")
+
+
+def test_the_index_has_its_own_similarity_beyond_the_routing_keywords(real_registry: ToolRegistry) -> None:
+    """tool_search must find a tool where routing's keywords have a gap: a typo, another form of a word, or
+    words only the tool's description and examples hold — with the engine's opinion left out entirely."""
+    index = ToolIndex(real_registry)
+
+    def own(query: str) -> list[str]:
+        sims = index.similarity(query)
+        return sorted((t for t in sims if sims[t] > 0), key=lambda t: -sims[t])[:3]
+
+    assert "reminder" in own("remnid me tomorow morning")  # typos: the first letters still meet
+    assert "archive" in own("compression of a directory")  # 'compress' in the description
+    assert "system_info" in own("电脑电池还能用多久")  # single characters and the description
+    assert own("qwxzv plorkt") == []
+
+
+def test_a_dynamic_tools_action_descriptions_are_searchable(real_registry: ToolRegistry) -> None:
+    """An MCP server's tools are described per action; those descriptions find the server's tool."""
+    spec = ToolSpec.model_validate(
+        {
+            "module": "x",
+            "class": "WeatherTool",
+            "actions": ["forecast"],
+            "description": {"en": "MCP server 'meteo'."},
+            "display": {"name": {"en": "Meteo"}},
+            "config": {"keywords": ["天气预报"]},
+        }
+    )
+    real_registry.register_dynamic("meteo", spec, WeatherTool())
+    index = ToolIndex(real_registry)
+    assert "meteo" in names(index, "forecast for a city")[:3]  # the action's own description
+    assert "meteo" in names(index, "天气预报")[:3]  # the keywords the server was given
+    real_registry.unregister_dynamic("meteo")

@@ -132,3 +132,46 @@ def http_calls(http_server: tuple[str, Path]) -> Callable[[], list[str]]:
     path = http_server[1]
     before = len(path.read_text(encoding="utf-8").split()) if path.exists() else 0
     return lambda: (path.read_text(encoding="utf-8").split() if path.exists() else [])[before:]
+
+
+# --- the reference servers (installed by scripts/setup.sh --test) and our SDK server ---------------------
+sys.path.append(str(HERE))  # mcp_support (appended: tests/ and its conftest stay first)
+from mcp_support import EVERYTHING, SDK_SERVER, need  # noqa: E402
+
+
+@pytest.fixture
+def everything_js() -> Path:
+    import shutil
+
+    need("@modelcontextprotocol/server-everything (and node)", EVERYTHING.exists() and shutil.which("node") is not None)
+    return EVERYTHING
+
+
+@pytest.fixture
+def sdk_settings(calls_file: Path) -> Callable[..., McpServerSettings]:
+    """Settings for our SDK server over stdio (calls recorded in ``calls_file`` with their arguments)."""
+
+    def make(name: str = "sdk", **extra: Any) -> McpServerSettings:
+        env = {"WECLAW_TEST_CALLS": str(calls_file), **extra.pop("env", {})}
+        return McpServerSettings(
+            name=name, transport="stdio", command=sys.executable, args=[str(SDK_SERVER)], env=env, **extra
+        )
+
+    return make
+
+
+@pytest.fixture
+def sdk_calls(calls_file: Path) -> Callable[[], list[tuple[str, dict[str, Any]]]]:
+    """(tool, arguments) of every call our SDK server received so far."""
+    import json
+
+    def read() -> list[tuple[str, dict[str, Any]]]:
+        if not calls_file.exists():
+            return []
+        out = []
+        for line in calls_file.read_text(encoding="utf-8").splitlines():
+            name, _, args = line.partition(" ")
+            out.append((name, json.loads(args) if args else {}))
+        return out
+
+    return read

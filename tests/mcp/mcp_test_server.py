@@ -103,14 +103,25 @@ def weird() -> str:
 
 @app.tool(name="dup.name")
 def dup_dot() -> str:
-    """First of two names that sanitise to the same action."""
+    """First of two names that sanitise to the same action (gets a hash suffix)."""
     return "dot"
 
 
 @app.tool(name="dup_name")
 def dup_underscore() -> str:
-    """Second of two names that sanitise to the same action (refused)."""
+    """Second of two names that sanitise to the same action (keeps its own name, which was safe already)."""
     return "underscore"
+
+
+@app.tool()
+def broken_schema() -> str:
+    """A tool whose input schema is not valid JSON Schema (skipped by the client, with a problem shown)."""
+    return "never"
+
+
+_broken = app._tool_manager.get_tool("broken_schema")
+assert _broken is not None
+_broken.parameters = {"type": "object", "properties": {"x": {"type": 5}}}
 
 
 LONG = "a_really_long_tool_name_that_goes_on_and_on_" + "x" * 40

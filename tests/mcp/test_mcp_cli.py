@@ -33,3 +33,22 @@ def test_weclaw_tools_shows_a_down_server_with_its_diagnostic(capsys: Any, tmp_p
 
     assert main(["tools", "--no-mcp", "--json"]) == 0
     assert not [r for r in json.loads(capsys.readouterr().out) if r["name"].startswith("mcp_")]
+
+
+def test_weclaw_tools_schema_includes_mcp_tools(capsys: Any, tmp_path: Path) -> None:
+    """main printed only the built-in tools; the MCP servers' functions are what a model is sent too."""
+    import sys
+
+    import jsonschema
+
+    server = Path(__file__).resolve().parent / "sdk_server.py"
+    SettingsStore.open().save(
+        Settings(mcp_servers=[McpServerSettings(name="sdk", command=sys.executable, args=[str(server)])])
+    )
+    assert main(["tools", "--schema"]) == 0
+    defs = {d["function"]["name"]: d["function"] for d in json.loads(capsys.readouterr().out)}
+    assert "mcp_sdk_write_tree" in defs and "datetime_now" in defs
+    for d in defs.values():
+        jsonschema.Draft202012Validator.check_schema(d["parameters"])
+    assert main(["tools", "--schema", "--no-mcp"]) == 0
+    assert not [n for n in json.loads(capsys.readouterr().out) if n["function"]["name"].startswith("mcp_")]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
@@ -21,8 +20,18 @@ def test_action_names_are_sanitised() -> None:
     assert tool_name("github") == "mcp_github"
     assert action_name("github", "list_issues") == "list_issues"
     assert action_name("github", "repo.search/code") == "repo_search_code"
-    assert action_name("fs", "读取文件") == "tool"
+    assert action_name("fs", "读取文件") == "DuQuWenJian"  # transliterated, not "tool"
+    assert action_name("fs", "写入文件") == "XieRuWenJian"
+    assert action_name("fs", "café/ü") == "cafe_u"
+    assert action_name("fs", "🔥") == "fire"
     assert action_name("fs", "read-file v2") == "read-file_v2"
+
+
+def test_two_chinese_names_both_get_a_function() -> None:
+    """main turned both into 'tool' and dropped the second."""
+    named, problems = assign_names("fs", ["读取文件", "写入文件", "删除"])
+    assert [n.function for n in named] == ["mcp_fs_DuQuWenJian", "mcp_fs_XieRuWenJian", "mcp_fs_ShanChu"]
+    assert problems == []
 
 
 def test_long_names_are_cut_to_64_characters_and_stay_distinct() -> None:
@@ -34,16 +43,19 @@ def test_long_names_are_cut_to_64_characters_and_stay_distinct() -> None:
     assert a.startswith("describe_xxx")
 
 
-def test_collisions_inside_a_server_refuse_the_second_with_a_clear_message() -> None:
-    named, problems = assign_names("gh", ["get.issue", "get_issue", "get-issue"])
-    assert [(n.original, n.function) for n in named] == [
-        ("get.issue", "mcp_gh_get_issue"),
-        ("get-issue", "mcp_gh_get-issue"),
-    ]
-    assert problems == [
-        "tool 'get_issue' of MCP server 'gh' is skipped: its name becomes 'mcp_gh_get_issue', "
-        "the same as tool 'get.issue'. Ask the server's author to rename one."
-    ]
+def test_clashing_names_all_get_a_function_whatever_the_order() -> None:
+    """Names that sanitise alike get a hash of their original name; one that was already safe keeps it."""
+    named, problems = assign_names("gh", ["get.issue", "get_issue", "get-issue", "统计", "統計"])
+    functions = {n.original: n.function for n in named}
+    assert problems == []
+    assert functions["get_issue"] == "mcp_gh_get_issue"
+    assert functions["get.issue"].startswith("mcp_gh_get_issue_") and len(functions["get.issue"]) == 25
+    assert functions["get-issue"] == "mcp_gh_get-issue"
+    assert functions["统计"] != functions["統計"] and all(
+        functions[k].startswith("mcp_gh_TongJi_") for k in ("统计", "統計")
+    )
+    again, _ = assign_names("gh", ["統計", "get-issue", "get_issue", "统计", "get.issue"])
+    assert {n.original: n.function for n in again} == functions  # the server's order does not matter
 
 
 def _tool(name: str, schema: dict[str, Any] | None = None) -> types.Tool:
@@ -74,7 +86,7 @@ def test_collisions_across_servers_are_refused_and_the_rest_kept() -> None:
     ]
 
 
-def test_sanitised_schema_inlines_refs_and_closes_objects() -> None:
+def test_sanitised_schema_inlines_refs_and_keeps_the_servers_openness() -> None:
     schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Args",
@@ -89,20 +101,40 @@ def test_sanitised_schema_inlines_refs_and_closes_objects() -> None:
     assert sanitize(schema) == {
         "type": "object",
         "properties": {
-            "at": {
-                "type": "object",
-                "properties": {"x": {"type": "number"}},
-                "additionalProperties": False,
-                "description": "where",
-            },
+            # as the server wrote it: an object that does not say it is closed is not closed here either
+            "at": {"type": "object", "properties": {"x": {"type": "number"}}, "description": "where"},
             "tags": {"type": "object", "additionalProperties": {"type": "string"}},  # a map stays a map
         },
         "required": ["at"],
-        "additionalProperties": False,
+        "additionalProperties": False,  # the root: the dispatcher refuses arguments the server does not name
     }
     recursive = {"type": "object", "properties": {"node": {"$ref": "#"}}}
-    assert json.dumps(sanitize(recursive)).count('"node"') > 3  # unrolled to a limit, no endless loop
+    assert sanitize(recursive) == {
+        "type": "object",
+        "properties": {
+            "node": {
+                "type": "object",
+                "description": "(recursive: the same structure as the whole arguments object; "
+                "its inner levels are not spelled out here)",
+            }
+        },
+        "additionalProperties": False,
+    }
     assert sanitize("not a schema") == {"type": "object", "properties": {}, "additionalProperties": False}
+
+
+def test_a_root_that_allows_more_arguments_accepts_them() -> None:
+    model = params_model("Free", {"type": "object", "additionalProperties": True})
+    assert model.model_json_schema() == {"type": "object", "additionalProperties": True, "properties": {}}
+    params = model.model_validate({"anything": 1, "nested": {"a": [1]}})
+    assert params.arguments() == {"anything": 1, "nested": {"a": [1]}}
+    typed = params_model(
+        "Typed",
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+    )
+    assert typed.model_validate({"a": 1, "b": "x"}).arguments() == {"a": 1, "b": "x"}
+    with pytest.raises(Exception, match="is not of type 'string'"):
+        typed.model_validate({"a": 1, "b": 2})
 
 
 def test_params_model_validates_with_the_server_schema() -> None:

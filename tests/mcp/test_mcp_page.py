@@ -145,9 +145,9 @@ async def test_test_button_lists_the_tools_of_the_server_as_typed(
     result = await asyncio.wait_for(task, 30)
     await asyncio.sleep(0)  # let the done-callback run
     assert result.ok, result.message
-    items = [page.tools_list.item(i).text() for i in range(page.tools_list.count())]
+    items = page.tool_rows()
     assert items[:3] == ["mcp_server1_add", "mcp_server1_env_digest", "mcp_server1_fail_with_env"]
-    assert items[-1].startswith("⚠ tool 'dup_name' of MCP server 'server1' is skipped")
+    assert items[-1].startswith("⚠ tool 'broken_schema' of MCP server 'server1' is skipped")
     assert page.status_label.text() == f"Connected to weclaw-test: {len(result.tools)} tools."
     assert outcomes == [(True, page.status_label.text())] and page.test_button.isEnabled()
     assert SecretStore().get(secret_key("server1", "header", "X-Api-Key")) is None  # nothing stored by a test
@@ -180,7 +180,7 @@ async def test_live_status_of_running_servers_and_reconnect(
     assert await conn.wait_for(ServerState.CONNECTED, within=20)
     await asyncio.sleep(0)
     assert page.status_label.text() == "MCP server 'web' is connected"
-    assert page.tools_list.item(0).text() == "mcp_web_add"
+    assert page.tool_rows()[0] == "mcp_web_add"
 
     states: list[ServerState] = []
     registry.add_listener(lambda: states.append(conn.state))

@@ -58,7 +58,7 @@ async def test_env_secret_reaches_the_server_but_no_log_audit_or_error(
     audit = MemoryAudit()
     dispatcher = Direct(registry, gate=AutoApprove(), audit=audit)
     ok = await dispatcher.dispatch(call("mcp_sec_env_digest", name="TEST_TOKEN"), tool_context())
-    assert ok.data == {"result": hashlib.sha256(TOKEN.encode()).hexdigest()}  # the server got the value
+    assert ok.output == hashlib.sha256(TOKEN.encode()).hexdigest()  # the server got the value
 
     leaky = await dispatcher.dispatch(call("mcp_sec_fail_with_env", name="TEST_TOKEN"), tool_context())
     assert leaky.status is ToolStatus.ERROR

@@ -1,4 +1,4 @@
-"""#15 item 1: every mcp_servers entry is checked on its own. A bad one (legacy "sse", a name over 32
+"""#15 item 1: every mcp_servers entry is checked on its own. A bad one (an unknown transport, a name over 32
 characters, no command, not even an object, a second server of the same name) is kept exactly as
 written, never started, shown with its error on the MCP page, in ``weclaw doctor`` and in the window's
 notice; the provider and every other server are untouched; saving keeps the bad entry's JSON until the
@@ -16,7 +16,7 @@ from settings_support import read_json, user_file, write_settings
 from weclaw_desktop.settings import ProblemKind, SettingsStore
 from weclaw_desktop.ui.mcp_page import McpPage
 
-SSE = {"name": "legacy", "transport": "sse", "url": "https://old.example.com/sse", "future_flag": 1}
+SSE = {"name": "legacy", "transport": "websocket", "url": "https://old.example.com/ws", "future_flag": 1}
 LONG = {"name": "a-server-name-that-is-longer-than-32", "command": "npx", "args": ["-y", "x"]}
 NO_COMMAND = {"name": "nocmd", "args": ["--stdio"]}
 TWIN = {"name": "time", "command": "other"}
@@ -39,7 +39,7 @@ def test_a_bad_entry_keeps_the_provider_and_every_other_server() -> None:
     assert s.mcp_servers[1].trusted is True
     bad = {e.index: e for e in s.mcp_invalid}
     assert sorted(bad) == [1, 3, 4, 5, 6]
-    assert "transport" in bad[1].error and "'stdio' or 'http'" in bad[1].error
+    assert "transport" in bad[1].error and "'stdio', 'http' or 'sse'" in bad[1].error
     assert "name" in bad[3].error and bad[3].name == LONG["name"]
     assert "no command is set" in bad[4].error
     assert "must be an object" in bad[5].error
@@ -97,10 +97,10 @@ def test_the_page_shows_bad_entries_as_rows_with_their_error(qtbot: Any, memory_
     page = _page(qtbot, store)
     rows = [page.server_list.item(i).text() for i in range(page.server_list.count())]
     assert rows == ["time", "⚠ legacy", "web", f"⚠ {LONG['name']}", "⚠ nocmd", "⚠ (no name)", "⚠ time"]
-    assert "'stdio' or 'http'" in page.server_list.item(1).toolTip()
+    assert "'stdio', 'http' or 'sse'" in page.server_list.item(1).toolTip()
     page.server_list.setCurrentRow(1)
     assert page.status_label.text().startswith("⚠ This entry cannot be used")
-    assert page.url_edit.text() == "https://old.example.com/sse"  # what could be read is in the form
+    assert page.url_edit.text() == "https://old.example.com/ws"  # what could be read is in the form
     page.server_list.setCurrentRow(3)
     assert page.name_edit.text() == LONG["name"]  # shown as written, not cut
     assert page.problems() == []  # untouched bad entries do not block saving the others
@@ -169,7 +169,7 @@ async def test_doctor_prints_each_bad_entry_and_fails(
     assert code == 1
     fails = [line for line in lines if line.startswith("FAIL")]
     assert len(fails) == 5 and all("mcp_servers[" in line for line in fails)
-    assert any("legacy" in line and "'stdio' or 'http'" in line for line in fails)
+    assert any("legacy" in line and "'stdio', 'http' or 'sse'" in line for line in fails)
     assert any("the file as it was is kept in" in line for line in lines)
     endpoint = next(line for line in out.splitlines() if "endpoint" in line)
     assert endpoint.startswith("OK")  # the provider survived: doctor reached it
@@ -179,3 +179,31 @@ async def test_doctor_prints_each_bad_entry_and_fails(
     data = [c["data"] for c in checks if c["name"] == "settings" and c["level"] == "fail"]
     assert {d["path"] for d in data} == {f"mcp_servers[{i}]" for i in (1, 3, 4, 5, 6)}
     assert {d["kind"] for d in data} == {"mcp-entry"}
+
+
+def test_importing_servers_keeps_the_bad_entries_the_provider_and_the_others(
+    tmp_path: Any, memory_keyring: Any, capsys: Any
+) -> None:
+    """#15: ``weclaw mcp import`` goes through the store like every writer: the bad entries stay exactly as
+    written in their places, the provider and the other servers are untouched, a name already taken by a
+    bad entry is not reused, and the imported token goes to the keyring, not the file."""
+    from weclaw_desktop.cli import main
+    from weclaw_desktop.secrets import SecretStore
+
+    write_settings(_file())
+    config = tmp_path / "claude_desktop_config.json"
+    config.write_text(
+        json.dumps({"mcpServers": {"legacy": {"command": "npx", "env": {"API_TOKEN": "tok-0123456789abcd"}}}}),
+        encoding="utf-8",
+    )
+    assert main(["mcp", "import", str(config), "--yes"]) == 0
+    assert "renamed from 'legacy'" in capsys.readouterr().err  # the bad entry keeps its name
+    servers = read_json()["mcp_servers"]
+    assert servers[1] == SSE and servers[3] == LONG and servers[4] == NO_COMMAND
+    assert servers[5] == "just a string" and servers[6] == TWIN
+    assert servers[-1]["name"] == "legacy-2" and servers[-1]["secret_env"] == ["API_TOKEN"]
+    assert "tok-0123456789abcd" not in json.dumps(read_json())
+    assert SecretStore().get("mcp.legacy-2.env.API_TOKEN") == "tok-0123456789abcd"
+    store = SettingsStore.open()
+    assert store.settings.provider.model == "fake-model"
+    assert [m.name for m in store.settings.mcp_servers] == ["time", "web", "legacy-2"]

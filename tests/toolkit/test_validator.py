@@ -6,7 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import base_manifest, tool_entry, write
+from pydantic import ValidationError
 
 from weclaw_desktop.toolkit.manifest import Manifest
 from weclaw_desktop.toolkit.validator import Level, openai_schema_problems, validate_manifest, validate_path
@@ -94,10 +96,41 @@ def test_unknown_bridge_and_dependency() -> None:
 
 def test_empty_and_duplicate_keywords() -> None:
     data = base_manifest()
-    data["intents"]["talk"]["keywords"] = {"zh": ["重复", " "], "en": ["Echo", "echo"]}
+    data["intents"]["talk"]["action_phrases"] = {"zh": ["重复", " "], "en": ["Echo", "echo"]}
     level, detail = _report(data)["keywords"]
     assert level == "fail"
     assert "intent talk has an empty keyword" in detail and "intent talk repeats: echo" in detail
+
+
+def test_every_intent_needs_action_phrases_in_both_languages() -> None:
+    """A request in either language must be able to route on its own: an intent with topic words only, or
+    action phrases in one language only, fails validation and says which list is missing."""
+    data = base_manifest()
+    data["intents"]["talk"]["action_phrases"] = {"zh": [], "en": ["echo"]}
+    data["intents"]["talk"]["topics"] = {"zh": ["重复"], "en": []}
+    level, detail = _report(data)["keywords"]
+    assert level == "fail"
+    assert "intent talk has no action phrase in zh (action_phrases.zh)" in detail
+
+
+def test_a_word_cannot_be_both_action_and_topic_and_markers_must_exist() -> None:
+    """A phrase is either strong or weak, not both; a misspelt marker (‹paht›) could never match and fails."""
+    data = base_manifest()
+    data["intents"]["talk"]["action_phrases"] = {"zh": ["重复"], "en": ["echo", "say * ‹paht›"]}
+    data["intents"]["talk"]["topics"] = {"zh": [], "en": ["Echo"]}
+    level, detail = _report(data)["keywords"]
+    assert level == "fail"
+    assert "both an action phrase and a topic: echo" in detail
+    assert "unknown markers: ‹paht›" in detail
+
+
+def test_the_old_keyword_names_say_what_they_became() -> None:
+    """tools.json written for the old names ('keywords', 'weak') gets a message naming the new ones."""
+    data = base_manifest()
+    data["intents"]["talk"]["keywords"] = data["intents"]["talk"].pop("action_phrases")
+    with pytest.raises(ValidationError) as info:
+        Manifest.model_validate(data)
+    assert "'keywords' is now 'action_phrases'" in str(info.value)
 
 
 def test_schema_rules_for_openai() -> None:

@@ -33,6 +33,7 @@ from typing import Any
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget, registry_path_fields, relative_base
 from weclaw_desktop.agent.history import HistoryStore, SessionBusy
+from weclaw_desktop.agent.history_context import conversation_before
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
@@ -227,7 +228,8 @@ class _Turn:
         lang = user_language(self.opts.language, self.text)
         history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
         recent = await loop.history.recent_tools(self.session_id)
-        exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent))
+        earlier = await conversation_before(loop.history, self.session_id, self.run_id)
+        exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent, earlier))
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
         withheld = await self._tools_withheld()
@@ -488,8 +490,10 @@ class _Turn:
         if outcome.tool:
             if outcome.error not in _NOT_NOTED:
                 exposure.note_result(outcome.tool, outcome.action, outcome.result)
-            if self.breaker.record(outcome.tool, outcome.result):
-                log.warning("circuit open for %s in run %s", outcome.tool, self.run_id)
+            # a dynamic tool (an MCP server) is many independent tools: its circuit is per function
+            unit = outcome.function if loop.registry.is_dynamic(outcome.tool) else outcome.tool
+            if self.breaker.record(unit, outcome.result):
+                log.warning("circuit open for %s in run %s", unit, self.run_id)
         await self._store_result(c, outcome)
 
     def _unfinished(self, c: AssembledCall, text: str, status: ToolStatus, kind: ErrorKind) -> CallOutcome:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import shiboken6
 
+from weclaw_desktop.agent.mcp_client import ProviderSampler
 from weclaw_desktop.companion import (
     CompanionEvent,
     CompanionService,
@@ -34,10 +35,13 @@ from weclaw_desktop.companion import (
 )
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.mcp import McpManager
+from weclaw_desktop.mcp.config import roots_of
+from weclaw_desktop.mcp.interact import ClientHooks
 from weclaw_desktop.paths import AppPaths
 from weclaw_desktop.settings import Settings, SettingsChange
 from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_scheduler import ReminderScheduler
+from weclaw_desktop.ui.mcp_dialogs import QtUserAgent
 from weclaw_desktop.ui.mcp_page import McpPage
 from weclaw_desktop.ui.pairing_dialog import DeviceApprover, PairingDialog
 from weclaw_desktop.ui.tasks import TaskSet
@@ -75,7 +79,7 @@ class AppServices:
         self.scheduler = scheduler or ReminderScheduler(
             shared_database(paths.database), lambda: registry.bridge("notifier")
         )
-        self.mcp = mcp or McpManager(registry, window.secrets, log_dir=paths.logs)
+        self.mcp = mcp or McpManager(registry, window.secrets, log_dir=paths.logs, hooks=self._mcp_hooks(window))
         # the service gets a copy: the store's settings are changed only through the store
         self.companion = companion or CompanionService(window.settings.companion.model_copy(), paths=paths)
         if self.companion.accept_device is None:  # a new phone is let in only when the user says yes
@@ -87,10 +91,26 @@ class AppServices:
         self.mcp_page = McpPage(window.secrets)
         self.mcp_page.set_manager(self.mcp)
         window.add_settings_page(Text("category.mcp"), self.mcp_page)
-        self._unfollow = window.store.subscribe(self._settings_changed, {"companion", "mcp_servers"})
+        self._unfollow = window.store.subscribe(self._settings_changed, {"companion", "mcp_servers", "tools"})
         window.phone_requested.connect(self.open_pairing)
         self._detach_registry = attach_to_registry(self.companion, registry.inject)
         self._unsubscribe = self.companion.events.subscribe(self._on_companion_event)
+
+    @staticmethod
+    def _mcp_hooks(window: MainWindow) -> ClientHooks:
+        """What MCP servers may ask of the desktop: the user (dialogs), the model (after a yes), the roots."""
+
+        def provider() -> Any:
+            runtime = window.runtime
+            if runtime is None:
+                raise RuntimeError("the assistant is not ready yet")
+            return runtime.provider
+
+        return ClientHooks(
+            user=QtUserAgent(window),
+            sampler=ProviderSampler(provider),
+            roots=lambda: roots_of(window.settings.tools.allowed_roots),
+        )
 
     # --- lifecycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -138,6 +158,12 @@ class AppServices:
             self.companion.settings = change.settings.companion.model_copy()
         if change.touches("mcp_servers") and not self._stopped:
             self.spawn(self.mcp.apply(change.settings.mcp_servers))
+        if (
+            change.touches("tools")
+            and not self._stopped
+            and (change.settings.tools.allowed_roots != change.previous.tools.allowed_roots)
+        ):
+            self.spawn(self.mcp.roots_changed())  # servers ask for the allowed folders again
 
     def _companion_settings_changed(self) -> None:
         """The pairing dialog changed the link's settings (on/off, auto-accept): save them through the store."""

@@ -121,7 +121,7 @@ async def _main(args: argparse.Namespace) -> int:
         return _fail(tr("cli.chat.bad_tools", problem=str(exc).splitlines()[0]), 2)
     if rt.db.recovered is not None:  # a damaged database was moved aside: say where it is kept
         print(f"[{rt.db.recovered.message}]", file=sys.stderr)
-    mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths)
+    mcp = None if args.no_mcp else _mcp_manager(rt, settings, paths, reader)
     try:
         if mcp is not None:
             await _start_mcp(mcp, settings)
@@ -163,13 +163,22 @@ def _thinking(settings: Any, args: argparse.Namespace) -> str:
     return ""
 
 
-def _mcp_manager(rt: Any, settings: Any, paths: Any) -> Any:
-    """A manager for the enabled MCP servers of the settings; None without any."""
+def _mcp_manager(rt: Any, settings: Any, paths: Any, reader: LineReader) -> Any:
+    """A manager for the enabled MCP servers of the settings; None without any. Servers may ask the
+    person at this terminal (elicitation, sampling) and learn the allowed folders (roots)."""
     if not any(s.enabled for s in settings.mcp_servers):
         return None
+    from weclaw_desktop.agent.mcp_client import ProviderSampler, TerminalUserAgent
     from weclaw_desktop.mcp import McpManager
+    from weclaw_desktop.mcp.config import roots_of
+    from weclaw_desktop.mcp.interact import ClientHooks
 
-    return McpManager(rt.registry, rt.secrets, connect_timeout=MCP_WAIT_S, log_dir=paths.logs)
+    hooks = ClientHooks(
+        user=TerminalUserAgent(reader),
+        sampler=ProviderSampler(lambda: rt.provider),
+        roots=lambda: roots_of(rt.settings.tools.allowed_roots),
+    )
+    return McpManager(rt.registry, rt.secrets, connect_timeout=MCP_WAIT_S, log_dir=paths.logs, hooks=hooks)
 
 
 async def _start_mcp(manager: Any, settings: Any) -> None:

@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--schema",
         action="store_true",
-        help="print the OpenAI tool definitions of every enabled tool, as if every bridge were connected",
+        help="print the OpenAI tool definitions of every enabled tool (MCP servers' too), as if every bridge were connected",
     )
     p.add_argument("--lang", choices=["en", "zh"], help="language of names and messages (default: the terminal's)")
     p.add_argument("--no-mcp", action="store_true", help="do not start the MCP servers of the settings")
@@ -38,13 +38,25 @@ def run(args: argparse.Namespace) -> int:
     lang = i18n.language()
     manifest = manifest_or_exit(args.tools)
     registry = ToolRegistry(manifest)
-    if args.schema:
-        print(json.dumps(registry.function_defs(registry.tool_names()), ensure_ascii=False, indent=1))
-        return 0
     secrets = SecretStore()
     settings = SettingsStore.open().settings
     servers = [s for s in settings.mcp_servers if s.enabled]
     policy = settings.tools.policy
+    if args.schema:
+        # built-in tools, and (unless --no-mcp) the tools of the MCP servers that connect: what a model is sent
+        def schemas() -> str:
+            connected = [
+                t for t in registry.tool_names() if not registry.is_dynamic(t) or not registry.live_diagnostics(t)
+            ]
+            return json.dumps(registry.function_defs(connected), ensure_ascii=False, indent=1)
+
+        if servers and not args.no_mcp:
+            from weclaw_desktop.mcp.cli import run_with_servers
+
+            print(run_with_servers(registry, servers, schemas, secrets=secrets))
+        else:
+            print(schemas())
+        return 0
     if servers and not args.no_mcp:
         # MCP servers are started for the listing, so their tools and failures show as they really are.
         from weclaw_desktop.mcp.cli import run_with_servers

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from weclaw_desktop.intent.conversation import Conversation
 from weclaw_desktop.toolkit.base import ToolResult
 from weclaw_desktop.toolkit.exposure import Routing
 
@@ -30,10 +31,15 @@ class TurnRequest:
 
     text: str
     recent_tools: tuple[tuple[str, ...], ...] = ()  # tools used in the previous user turns, newest first
+    # the earlier turns (user text, assistant answer, tools called, files made): with it, routing itself
+    # decides what an earlier turn carries over to a follow-up, and ``recent_tools`` is not added blindly
+    conversation: Conversation | None = None
 
     @classmethod
-    def of(cls, text: str, recent_tools: Sequence[Sequence[str]] = ()) -> TurnRequest:
-        return cls(text, tuple(tuple(t) for t in recent_tools))
+    def of(
+        cls, text: str, recent_tools: Sequence[Sequence[str]] = (), conversation: Conversation | None = None
+    ) -> TurnRequest:
+        return cls(text, tuple(tuple(t) for t in recent_tools), conversation)
 
 
 class TurnExposure(Protocol):

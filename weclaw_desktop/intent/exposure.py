@@ -7,7 +7,9 @@ tool list from, in priority order:
 2. tools ``tool_search`` found earlier in this turn (the model asked for them);
 3. the routed tools (recommended, or recommended + alternative in the expanded tier);
 4. alternatives added after a call failed, timed out or was denied (widening);
-5. tools used in the user's last ``sticky_turns`` turns, for follow-ups ("再发一次", "send it again");
+5. without the conversation: tools used in the user's last ``sticky_turns`` turns, for follow-ups ("再发一次",
+   "send it again"). With it (``TurnRequest.conversation``) the route itself carries what a follow-up refers
+   to (``Route.carried``), and a "thanks" carries nothing;
 
 and each tool brings its ``depends_on`` tools right after it (listed in ``needed_by``). Only tools the
 planner says are visible are kept; at most ``max_tools_per_request`` tools come from routing, widening and
@@ -199,10 +201,13 @@ class ProgressiveExposer:
     def start_turn(self, turn: TurnRequest | str) -> ProgressiveTurn:
         """Route the turn once. A bare string is a turn with no earlier tools (tests, ``weclaw intent``)."""
         request = TurnRequest(turn) if isinstance(turn, str) else turn
-        route = self.engine.route(request.text, _Enabled(self.registry))
+        route = self.engine.route(request.text, _Enabled(self.registry), context=request.conversation)
         always = self._always.get()
-        keep = self.engine.settings.sticky_turns
-        sticky = _flatten(request.recent_tools[:keep], exclude=set(always))
+        if request.conversation is not None:
+            sticky: list[str] = []  # the route carries what the follow-up refers to (Route.carried)
+        else:
+            keep = self.engine.settings.sticky_turns
+            sticky = _flatten(request.recent_tools[:keep], exclude=set(always))
         return ProgressiveTurn(self.registry, self.engine, route, sticky, always)
 
 

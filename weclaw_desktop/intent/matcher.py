@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import pairwise
 
 from weclaw_desktop.intent.text import keyword_units
 
@@ -36,10 +37,10 @@ class Match:
 
     __slots__ = ("keyword", "size", "spans")
 
-    def __init__(self, keyword: Keyword, spans: tuple[tuple[int, int], ...]) -> None:
+    def __init__(self, keyword: Keyword, spans: tuple[tuple[int, int], ...], size: int = -1) -> None:
         self.keyword = keyword
         self.spans = spans  # (start, end exclusive) of each matched segment; gaps are not covered
-        self.size = sum(e - s for s, e in spans)  # units matched
+        self.size = size if size >= 0 else sum(e - s for s, e in spans)  # units matched
 
     @property
     def start(self) -> int:
@@ -54,7 +55,11 @@ class Match:
         the gap of a gapped keyword stay free ("make a zip of my folder": 'zip' is not inside 'make*folder')."""
         if other.keyword.layer != self.keyword.layer or self.size >= other.size:
             return False
-        return all(any(os <= s and e <= oe for os, oe in other.spans) for s, e in self.spans)
+        theirs = other.spans
+        if len(theirs) == 1:
+            os, oe = theirs[0]
+            return all(os <= s and e <= oe for s, e in self.spans)
+        return all(any(os <= s and e <= oe for os, oe in theirs) for s, e in self.spans)
 
     def __repr__(self) -> str:
         return f"Match({self.keyword.phrase!r}, {self.spans})"
@@ -67,7 +72,8 @@ class KeywordMatcher:
     """Plain keywords live in a trie of units, walked from every position of the request (a walk stops at
     the first unit no keyword continues with); keywords with gaps are compared segment by segment."""
 
-    def __init__(self) -> None:
+    def __init__(self, suppress_layers: frozenset[int] = frozenset({0})) -> None:
+        self.suppress_layers = suppress_layers  # layers where a match inside a longer one is dropped
         self._trie: _Node = {}
         self._gapped: dict[str, list[Keyword]] = defaultdict(list)
         self.size = 0
@@ -90,11 +96,43 @@ class KeywordMatcher:
             self._gapped[segments[0][0]].append(kw)
         self.size += 1
 
+    def vocabulary(self) -> set[str]:
+        """Every unit any keyword holds."""
+        out: set[str] = set()
+        stack = [self._trie]
+        while stack:
+            node = stack.pop()
+            for unit, (child, _) in node.items():
+                out.add(unit)
+                stack.append(child)
+        for kws in self._gapped.values():
+            for kw in kws:
+                for seg in kw.segments:
+                    out.update(seg)
+        return out
+
+    def pairs(self) -> set[tuple[str, str]]:
+        """Every two units that follow each other inside a keyword ("do it later": (do, it), (it, later))."""
+        out: set[tuple[str, str]] = set()
+        stack: list[tuple[str, _Node]] = [("", self._trie)]
+        while stack:
+            prev, node = stack.pop()
+            for unit, (child, _) in node.items():
+                if prev:
+                    out.add((prev, unit))
+                stack.append((unit, child))
+        for kws in self._gapped.values():
+            for kw in kws:
+                for seg in kw.segments:
+                    out.update(pairwise(seg))
+        return out
+
     def finish(self) -> None:
         """Kept for callers that build in two steps; the trie needs no finishing."""
 
     def find(self, units: list[str]) -> list[Match]:
-        """Maximal matches: a match inside a longer match of the same layer is dropped."""
+        """Maximal matches: in the ``suppress_layers``, a match inside a longer match of the same layer is
+        dropped; other layers keep every match."""
         found: list[Match] = []
         tu = tuple(units)
         n = len(tu)
@@ -106,7 +144,7 @@ class KeywordMatcher:
             while step is not None:
                 node, outs = step
                 for kw in outs:
-                    found.append(Match(kw, ((i, j),)))
+                    found.append(Match(kw, ((i, j),), j - i))
                 if j >= n:
                     break
                 step = node.get(tu[j])
@@ -119,17 +157,27 @@ class KeywordMatcher:
                         found.append(Match(kw, spans))
         if len(found) < 2:
             return found
-        found.sort(key=lambda m: -m.size)  # longest first
-        kept: list[Match] = []
-        distinct: list[Match] = []  # one kept match per (layer, spans): the same spans give the same verdict
-        verdicts: dict[tuple[int, tuple[tuple[int, int], ...]], bool] = {}
+        suppress = self.suppress_layers
+        kept = [m for m in found if m.keyword.layer not in suppress]
+        found = [m for m in found if m.keyword.layer in suppress]
+        # longest first, and a match is compared only with the kept matches of its own layer
+        found.sort(key=lambda m: -m.size)
+        distinct: dict[int, list[Match]] = {}  # layer -> kept matches with distinct spans
+        verdicts: dict[tuple[int, tuple[tuple[int, int], ...]], bool] = {}  # same spans, same verdict
         for m in found:
-            key = (m.keyword.layer, m.spans)
+            layer = m.keyword.layer
+            key = (layer, m.spans)
             keep = verdicts.get(key)
             if keep is None:
-                keep = verdicts[key] = not any(m.inside(k) for k in distinct)
+                same = distinct.get(layer)
+                if same is None:
+                    same = distinct[layer] = []
+                    keep = True
+                else:
+                    keep = not any(m.inside(k) for k in same)
+                verdicts[key] = keep
                 if keep:
-                    distinct.append(m)
+                    same.append(m)
             if keep:
                 kept.append(m)
         return kept
@@ -141,16 +189,18 @@ def _match_at(
     """The spans of ``segments`` matched from ``i`` (each within MAX_GAP of the previous), or ()."""
     first = segments[0]
     k = len(first)
-    if i + k > n or units[i : i + k] != first:
+    # the first unit is the one the keyword was found under; only a longer first segment needs a check
+    if k > 1 and (i + k > n or units[i : i + k] != first):
         return ()
     spans = [(i, i + k)]
     pos = i + k
     for seg in segments[1:]:
         k = len(seg)
+        head = seg[0]
         limit = min(n - k, pos + MAX_GAP)
         j = pos
         while j <= limit:
-            if units[j] == seg[0] and units[j : j + k] == seg:
+            if units[j] == head and (k == 1 or units[j : j + k] == seg):
                 break
             j += 1
         else:

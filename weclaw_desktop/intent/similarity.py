@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from weclaw_desktop.intent.text import stem
 
@@ -56,16 +56,42 @@ def terms(units: list[str]) -> dict[str, float]:
     return out
 
 
+def subword_terms(units: list[str]) -> dict[str, float]:
+    """Finer terms for ``tool_search``: those of :func:`terms`, plus single Chinese characters (half
+    weight) and, for English words of five letters or more, their first four and five letters (half weight), so a
+    typo or another form of a word still meets the tool's text ("remnid" ~ "remind", "compression" ~
+    "compress")."""
+    out = terms(units)
+    get = out.get
+    stop_cjk, stop_en = STOP_CJK, STOP_EN
+    for u in units:
+        if len(u) == 1 and u >= "\u3400":
+            if u not in stop_cjk:
+                out[u] = get(u, 0.0) + 0.5
+        elif len(u) >= 5 and u[0] not in "‹#" and u not in stop_en:
+            for key in ("~" + u[:4], "~" + u[:5]) if len(u) >= 6 else ("~" + u[:4],):
+                out[key] = get(key, 0.0) + 0.5
+    return out
+
+
 class BM25Index:
-    def __init__(self, k1: float = 1.2, b: float = 0.0, k: float = 4.0) -> None:
+    def __init__(
+        self,
+        k1: float = 1.2,
+        b: float = 0.0,
+        k: float = 4.0,
+        term_fn: Callable[[list[str]], dict[str, float]] | None = None,
+    ) -> None:
         self.k1, self.b, self.k = k1, b, k
+        self.term_fn = term_fn  # None: :func:`terms`, walked inline in :meth:`scores` (the fast path)
         self._postings: dict[str, list[tuple[str, float]]] = {}
         self._docs: dict[str, Counter[str]] = {}
 
     def add(self, doc: str, units: Iterable[list[str]]) -> None:
         bag = self._docs.setdefault(doc, Counter())
+        fn = self.term_fn or terms
         for u in units:
-            bag.update(terms(u))  # Counter.update adds the weights
+            bag.update(fn(u))  # Counter.update adds the weights
 
     def finish(self) -> None:
         n_docs = len(self._docs) or 1
@@ -85,6 +111,8 @@ class BM25Index:
     def scores(self, units: list[str]) -> dict[str, float]:
         """Document -> similarity in 0..1. Walks the units once (the same terms as :func:`terms`, each
         occurrence counted) and adds postings as it goes."""
+        if self.term_fn is not None:
+            return self._scores_of(self.term_fn(units))
         raw: dict[str, float] = {}
         get = raw.get
         postings = self._postings
@@ -102,5 +130,13 @@ class BM25Index:
             if plist:
                 for doc, w in plist:
                     raw[doc] = get(doc, 0.0) + w
+        k = self.k
+        return {doc: s / (s + k) for doc, s in raw.items()}
+
+    def _scores_of(self, query: dict[str, float]) -> dict[str, float]:
+        raw: dict[str, float] = {}
+        for term, count in query.items():
+            for doc, w in self._postings.get(term, ()):
+                raw[doc] = raw.get(doc, 0.0) + w * count
         k = self.k
         return {doc: s / (s + k) for doc, s in raw.items()}

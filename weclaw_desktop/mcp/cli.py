@@ -18,7 +18,7 @@ T = TypeVar("T")
 def run_with_servers(
     registry: ToolRegistry,
     servers: Sequence[McpServerSettings],
-    work: Callable[[], T],
+    work: Callable[[], T] | Callable[[McpManager], T],
     *,
     wait_s: float = 20.0,
     secrets: SecretStore | None = None,
@@ -30,8 +30,17 @@ def run_with_servers(
         try:
             await manager.apply(servers)
             await manager.wait_settled(wait_s)
-            return work()
+            return work(manager) if _takes_manager(work) else work()  # type: ignore[call-arg]
         finally:
             await manager.stop_all()
 
     return asyncio.run(main())
+
+
+def _takes_manager(work: Callable[..., object]) -> bool:
+    import inspect
+
+    try:
+        return len(inspect.signature(work).parameters) == 1
+    except (TypeError, ValueError):
+        return False

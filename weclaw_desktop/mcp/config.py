@@ -7,7 +7,9 @@ registered for redaction, handed to the transport and never logged or stored any
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from weclaw_desktop.secrets import SecretStore
@@ -52,3 +54,13 @@ def resolve(settings: McpServerSettings, store: SecretStore) -> Resolved:
 def settings_problem(settings: McpServerSettings) -> str | None:
     """Why these settings cannot work (said before anything starts), or None."""
     return entry_problem(settings)
+
+
+def working_dir(settings: McpServerSettings) -> str | None:
+    """The folder a stdio server starts in (``~`` expanded), or None for WeClaw's own."""
+    return os.path.expanduser(settings.cwd) if settings.cwd else None
+
+
+def roots_of(allowed: list[str]) -> list[Path]:
+    """The folders servers are told they may work in: the file tools' allowed roots ([] = the home folder)."""
+    return [Path(r).expanduser() for r in allowed] if allowed else [Path.home()]

@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.sse import sse_client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -36,8 +37,12 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from weclaw_desktop.frozen import child_environ
 from weclaw_desktop.i18n import Text
-from weclaw_desktop.mcp.config import resolve, settings_problem
+from weclaw_desktop.mcp import features
+from weclaw_desktop.mcp.callbacks import session_callbacks
+from weclaw_desktop.mcp.config import resolve, settings_problem, working_dir
 from weclaw_desktop.mcp.errlog import StderrSink
+from weclaw_desktop.mcp.interact import ClientHooks
+from weclaw_desktop.mcp.oauth import SIGN_IN_TIMEOUT_S, oauth_provider
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit.diagnostics import Code
@@ -84,8 +89,10 @@ class McpConnection:
         connect_timeout: float = 30.0,
         log_dir: Path | None = None,
         on_change: Callable[[McpConnection], None] | None = None,
+        hooks: ClientHooks | None = None,
     ) -> None:
         self.settings = settings
+        self.hooks = hooks or ClientHooks()
         self.secrets = secrets
         self.backoff = backoff or Backoff()
         self.health_interval = health_interval
@@ -94,6 +101,10 @@ class McpConnection:
         self.on_change = on_change
         self.state = ServerState.STOPPED
         self.tools: list[types.Tool] = []
+        self.resources: list[types.Resource] = []  # what the server offers besides tools (listed at connect)
+        self.templates: list[types.ResourceTemplate] = []
+        self.prompts: list[types.Prompt] = []
+        self.capabilities: types.ServerCapabilities | None = None
         self.server_info: types.Implementation | None = None
         self.instructions = ""
         self.error = ""
@@ -223,9 +234,49 @@ class McpConnection:
             self._http_status = int(response.status_code)
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
+        if isinstance(
+            message,
+            types.ToolListChangedNotification
+            | types.ResourceListChangedNotification
+            | types.PromptListChangedNotification,
+        ):
             self._relist = True
             self._wake.set()
+
+    async def _describe_features(self, session: ClientSession, init: types.InitializeResult) -> None:
+        """Resources, templates and prompts, for the composer's pickers and the read_resource action."""
+        caps = self.capabilities = init.capabilities
+        self.resources, self.templates, self.prompts = await features.list_features(session, caps, self.name)
+
+    # --- resources and prompts (the composer, the read_resource action) ------------------------
+    def _live(self) -> ClientSession:
+        session = self._session
+        if session is None or self.state is not ServerState.CONNECTED:
+            raise ServerUnavailableError(f"{self.status_text()}. Tell the user, or use another tool.")
+        return session
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        try:
+            return await self._live().read_resource(uri)
+        except MCPError as exc:
+            raise ServerUnavailableError(
+                f"MCP server '{self.name}' could not read {uri}: {redact(exc.message)}"
+            ) from None
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> types.GetPromptResult:
+        try:
+            return await self._live().get_prompt(name, arguments)
+        except MCPError as exc:
+            raise ServerUnavailableError(
+                f"MCP server '{self.name}' refused prompt '{name}': {redact(exc.message)}"
+            ) from None
+
+    async def roots_changed(self) -> None:
+        """Tell the server the allowed folders changed (it lists them again)."""
+        session = self._session
+        if session is not None and self.hooks.roots is not None:
+            with contextlib.suppress(Exception):
+                await session.send_roots_list_changed()
 
     def _notify(self) -> None:
         if self.on_change is not None:
@@ -311,26 +362,57 @@ class McpConnection:
                 stack.callback(sink.close_writer)
                 # the SDK passes a few of our variables on (PATH, HOME...): the user's values when frozen
                 env = {**child_environ(get_default_environment()), **resolved.env}
-                params = StdioServerParameters(command=self.settings.command, args=self.settings.args, env=env)
+                params = StdioServerParameters(
+                    command=self.settings.command, args=self.settings.args, env=env, cwd=working_dir(self.settings)
+                )
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=sink.writer))
                 sink.close_writer()  # the child has its own copy now
             else:
-                client = create_mcp_http_client(headers=resolved.headers or None)
-                self._http_status = None
-                client.event_hooks["response"].append(self._remember_status)
-                await stack.enter_async_context(client)
-                read, write = await stack.enter_async_context(
-                    streamable_http_client(self.settings.url, http_client=client)
+                auth = (
+                    oauth_provider(self.name, self.settings.url, self.secrets, open_url=self.hooks.open_url)
+                    if self.settings.auth == "oauth"
+                    else None
                 )
+                self._http_status = None
+                if self.settings.transport == "sse":
+
+                    def factory(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+                        made = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+                        made.event_hooks["response"].append(self._remember_status)
+                        return made
+
+                    read, write = await stack.enter_async_context(
+                        sse_client(
+                            self.settings.url, headers=resolved.headers or None, auth=auth, httpx_client_factory=factory
+                        )
+                    )
+                else:
+                    client = create_mcp_http_client(headers=resolved.headers or None, auth=auth)
+                    client.event_hooks["response"].append(self._remember_status)
+                    await stack.enter_async_context(client)
+                    read, write = await stack.enter_async_context(
+                        streamable_http_client(self.settings.url, http_client=client)
+                    )
             session = await stack.enter_async_context(
-                ClientSession(read, write, client_info=CLIENT_INFO, message_handler=self._on_message)
+                ClientSession(
+                    read,
+                    write,
+                    client_info=CLIENT_INFO,
+                    message_handler=self._on_message,
+                    **session_callbacks(self.name, self.hooks),
+                )
+            )
+            # a sign-in in the browser takes a person's time, not a server's
+            limit = (
+                max(self.connect_timeout, SIGN_IN_TIMEOUT_S) if self.settings.auth == "oauth" else self.connect_timeout
             )
             try:
-                with anyio.fail_after(self.connect_timeout):
+                with anyio.fail_after(limit):
                     init = await session.initialize()
                     tools = await _list_all_tools(session)
+                    await self._describe_features(session, init)
             except TimeoutError:
-                self.error = f"it did not finish starting within {self.connect_timeout:g} s"
+                self.error = f"it did not finish starting within {limit:g} s"
                 return False
             self.server_info = init.server_info
             self.instructions = init.instructions or ""
@@ -356,6 +438,9 @@ class McpConnection:
                     if self._relist:
                         self._relist = False
                         self.tools = await _list_all_tools(session)
+                        self.resources, self.templates, self.prompts = await features.list_features(
+                            session, self.capabilities, self.name
+                        )
                         self._notify()
                     else:
                         await session.send_ping()
@@ -382,7 +467,7 @@ class McpConnection:
             text = f"it could not be started: {leaf.strerror or leaf}"
         else:
             text = f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
-        if self.settings.transport == "http":
+        if self.settings.transport != "stdio":
             text = _http_reason(leaf, self._http_status) or text
         tail = self.stderr_tail()
         if tail:

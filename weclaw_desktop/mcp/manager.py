@@ -15,10 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import mcp_types as types
+
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.connection import Backoff, McpConnection, ServerState
+from weclaw_desktop.mcp.interact import ClientHooks
 from weclaw_desktop.mcp.names import tool_name
-from weclaw_desktop.mcp.tool import McpTool
+from weclaw_desktop.mcp.tool import McpTool, ServerToolInfo
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit.registry import RegistryError, ToolRegistry
@@ -37,6 +40,7 @@ class ServerStatus:
     tools: list[tuple[str, str]] = field(default_factory=list)  # (function name, description)
     problems: list[str] = field(default_factory=list)
     text: Text | None = None  # ``message`` for people, in the UI language
+    catalogue: list[ServerToolInfo] = field(default_factory=list)  # every server tool, offered or not
 
 
 class McpManager:
@@ -49,8 +53,10 @@ class McpManager:
         health_interval: float = 15.0,
         connect_timeout: float = 60.0,  # a first `npx`/`uvx` run downloads the server before it answers
         log_dir: Path | None = None,
+        hooks: ClientHooks | None = None,
     ) -> None:
         self.registry = registry
+        self.hooks = hooks or ClientHooks()
         self.secrets = secrets or SecretStore()
         self.backoff = backoff or Backoff()
         self.health_interval = health_interval
@@ -85,6 +91,7 @@ class McpManager:
             connect_timeout=self.connect_timeout,
             log_dir=self.log_dir,
             on_change=self._changed,
+            hooks=self.hooks,
         )
         tool = McpTool(conn)
         try:
@@ -139,7 +146,31 @@ class McpManager:
             text=conn.status_message(),
             tools=[(f"{tool.name}_{a.name}", a.description) for a in tool.get_actions()],
             problems=list(tool.problems),
+            catalogue=tool.catalogue(),
         )
+
+    # --- resources and prompts (the composer) ---------------------------------------------------
+    def connected(self) -> list[McpConnection]:
+        return [t.connection for t in self._tools.values() if t.connection.state is ServerState.CONNECTED]
+
+    def resources(self) -> list[tuple[str, types.Resource]]:
+        """(server, resource) of every connected server, for the composer's attach picker."""
+        return [(c.name, r) for c in self.connected() for r in c.resources]
+
+    def templates(self) -> list[tuple[str, types.ResourceTemplate]]:
+        return [(c.name, t) for c in self.connected() for t in c.templates]
+
+    def prompts(self) -> list[tuple[str, types.Prompt]]:
+        """(server, prompt) of every connected server, for the composer's "/" list."""
+        return [(c.name, p) for c in self.connected() for p in c.prompts]
+
+    def connection(self, server: str) -> McpConnection | None:
+        tool = self._tools.get(server)
+        return tool.connection if tool is not None else None
+
+    async def roots_changed(self) -> None:
+        """The allowed folders changed: every connected server is told (it asks for them again)."""
+        await asyncio.gather(*(c.roots_changed() for c in self.connected()), return_exceptions=True)
 
     def _changed(self, conn: McpConnection) -> None:
         tool = self._tools.get(conn.name)

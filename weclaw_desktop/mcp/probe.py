@@ -8,7 +8,7 @@ from pathlib import Path
 
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.mcp.connection import Backoff, McpConnection, ServerState
-from weclaw_desktop.mcp.tool import McpTool
+from weclaw_desktop.mcp.tool import McpTool, ServerToolInfo
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
 
@@ -20,6 +20,7 @@ class ProbeResult:
     tools: list[tuple[str, str]] = field(default_factory=list)  # (function name, description)
     problems: list[str] = field(default_factory=list)
     text: Text | None = None  # ``message`` for people, in the UI language
+    catalogue: list[ServerToolInfo] = field(default_factory=list)  # every server tool, offered or not
 
 
 async def probe(
@@ -56,6 +57,7 @@ async def probe(
             text=text,
             tools=[(f"{tool.name}_{a.name}", a.description) for a in tool.get_actions()],
             problems=list(tool.problems),
+            catalogue=tool.catalogue(),
         )
     finally:
         await conn.stop()

@@ -3,8 +3,11 @@
 The registry and dispatcher work with pydantic models, so each server tool gets a small model built at
 runtime: one field per property (any value; the name kept through an alias) and a check that runs the
 server's *original* schema through ``jsonschema``, reporting each problem with its path, as pydantic
-does for built-in tools. What the model is shown is a sanitised copy of that schema: references
-inlined, no ``$schema``/``$id``/titles, and closed objects (``additionalProperties: false``).
+does for built-in tools. What the model is shown is the server's schema through the one schema pipeline
+(``toolkit/schema.py``: references inlined or kept once under ``$defs``, recursion stopped with a
+described open node, ``additionalProperties`` and free-form objects as the server wrote them, checked
+against the 2020-12 metaschema). A root that allows more properties than it names
+(``additionalProperties: true`` or a schema) gets a model that accepts them.
 """
 
 from __future__ import annotations
@@ -12,75 +15,29 @@ from __future__ import annotations
 import copy
 import keyword
 import logging
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import jsonschema
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from weclaw_desktop.toolkit.schema import SchemaProblem, prepare
+
 log = logging.getLogger("weclaw.mcp")
 
-_DROP = {"$schema", "$id", "$comment", "$defs", "definitions", "$anchor", "$dynamicAnchor"}
-_MAX_DEPTH = 24
-
-
-class SchemaProblem(ValueError):
-    """The server sent an input schema that cannot be used."""
+__all__ = ["McpOpenParams", "McpParams", "SchemaProblem", "params_model", "sanitize"]
 
 
 def sanitize(schema: Any) -> dict[str, Any]:
-    """A copy of ``schema`` an OpenAI-compatible endpoint accepts: refs inlined, closed objects."""
-    if not isinstance(schema, dict):
-        schema = {}
-    root = copy.deepcopy(schema)
-    out = _clean(root, root, depth=0)
-    if not isinstance(out, dict):
-        out = {}
-    if out.get("type") != "object":
-        out = {"type": "object", "properties": {}} if "properties" not in out else {**out, "type": "object"}
-    out.setdefault("properties", {})
-    out["additionalProperties"] = False  # the dispatcher refuses unknown arguments anyway
-    return out
+    """What the model is shown for a server tool's input schema (raises :class:`SchemaProblem`)."""
+    return prepare(schema if isinstance(schema, dict) else {}, close_objects=False)
 
 
-def _resolve(ref: str, root: dict[str, Any]) -> Any:
-    if not ref.startswith("#"):
-        return {}  # a remote reference: never fetched; leave the value unconstrained
-    node: Any = root
-    for part in [p for p in ref[1:].split("/") if p]:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return {}
-    return copy.deepcopy(node)
-
-
-def _clean(node: Any, root: dict[str, Any], depth: int) -> Any:
-    if depth > _MAX_DEPTH:
-        return {}  # a recursive schema: deeper levels are not described (still validated on call)
-    if isinstance(node, list):
-        return [_clean(item, root, depth + 1) for item in node]
-    if not isinstance(node, dict):
-        return node
-    if isinstance(node.get("$ref"), str):
-        target = _resolve(node["$ref"], root)
-        merged = {**(target if isinstance(target, dict) else {}), **{k: v for k, v in node.items() if k != "$ref"}}
-        return _clean(merged, root, depth + 1)
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _DROP or (key == "title" and not isinstance(value, dict)):
-            continue
-        if key in ("properties", "patternProperties") and isinstance(value, dict):
-            out[key] = {name: _clean(sub, root, depth + 1) for name, sub in value.items()}
-        else:
-            out[key] = _clean(value, root, depth + 1)
-    if (out.get("type") == "object" or "properties" in out) and "additionalProperties" not in out:
-        out["additionalProperties"] = False
-    return out
+def _open_root(schema: dict[str, Any]) -> bool:
+    """Whether the server accepts arguments its schema does not name."""
+    extra = schema.get("additionalProperties")
+    return (extra is not None and extra is not False) or bool(schema.get("patternProperties"))
 
 
 class McpParams(BaseModel):
@@ -97,6 +54,11 @@ class McpParams(BaseModel):
         """The sanitised server schema (what the model is shown), not pydantic's view of the fields."""
         return copy.deepcopy(cls.mcp_sanitized)
 
+    @classmethod
+    def weclaw_parameters(cls) -> dict[str, Any]:
+        """The schema the one pipeline prepared from the server's (``toolkit.schema.openai_parameters``)."""
+        return copy.deepcopy(cls.mcp_sanitized)
+
     @model_validator(mode="before")
     @classmethod
     def _check_schema(cls, data: Any) -> Any:
@@ -109,7 +71,7 @@ class McpParams(BaseModel):
             if key not in known and key in cls.model_fields:  # an internal field name, not the server's
                 details.append(_detail((), f"unknown argument '{key}'", data))
         for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
-            if error.validator == "additionalProperties" and not error.absolute_path:
+            if error.validator == "additionalProperties" and not error.absolute_path and not _open_root(cls.mcp_schema):
                 continue  # the dispatcher names unknown arguments itself
             if error.validator == "required" and not error.absolute_path:
                 missing = [p for p in error.validator_value if p not in data and p in known]
@@ -126,6 +88,12 @@ class McpParams(BaseModel):
     def arguments(self) -> dict[str, Any]:
         """The arguments to send: what the model gave, under the server's own property names."""
         return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class McpOpenParams(McpParams):
+    """Parameters of a server tool whose schema accepts more than the properties it names."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=False)
 
 
 def _detail(loc: tuple[str, ...], message: str, data: Any) -> InitErrorDetails:
@@ -145,7 +113,10 @@ def params_model(model_name: str, schema: Any) -> type[McpParams]:
         cls.check_schema(original)
     except SchemaError as exc:
         raise SchemaProblem(f"its input schema is not valid JSON Schema: {exc.message}") from None
-    sanitized = sanitize(original)
+    try:
+        sanitized = sanitize(original)
+    except SchemaProblem as exc:
+        raise SchemaProblem(f"its input schema cannot be offered: {exc}") from None
     fields: dict[str, Any] = {}
     required = set(sanitized.get("required", []))
     for index, prop in enumerate(sanitized["properties"]):
@@ -157,7 +128,8 @@ def params_model(model_name: str, schema: Any) -> type[McpParams]:
         )
         default: Any = ... if prop in required else None
         fields[fname] = (Any, Field(default, alias=prop, description=description))
-    model: type[McpParams] = create_model(model_name, __base__=McpParams, **fields)
+    base: type[McpParams] = McpOpenParams if _open_root(original) else McpParams
+    model = cast(type[McpParams], create_model(model_name, __base__=base, **fields))
     model.mcp_schema = original
     model.mcp_sanitized = sanitized
     model.mcp_validator = cls(original, format_checker=cls.FORMAT_CHECKER)

@@ -1,25 +1,39 @@
 """One MCP server as one dynamic tool ``mcp_<server>``: its actions are the server's tools.
 
-Risk (and so approval) follows trust: the tools of a server the user has not marked trusted are
-``high`` risk, which the default approval rules ask about at the desktop and deny for schedules; a
-trusted server's tools are ``low`` when the server marks them read-only and ``medium`` otherwise (no
-prompt at the desktop, a prompt when the request comes from the phone). ``ApprovalPolicy.tool_rules``
-can still override a whole server (``mcp_<server>``) or one function.
+Risk (and so approval) follows trust and the tool's annotations (``annotations.py``, a data table): the
+tools of a server the user has not marked trusted are ``high`` risk, which the default approval rules ask
+about at the desktop and deny for schedules; on a trusted server ``destructiveHint`` is ``high`` (it
+asks even there), ``readOnlyHint`` ``low`` and anything else ``medium`` (no prompt at the desktop, a
+prompt when the request comes from the phone). The server's per-tool approval mode (``tool_approval``:
+ask / allow / deny) overrides that; ``deny`` leaves the tool out. ``ApprovalPolicy.tool_rules`` can
+still override a whole server (``mcp_<server>``) or one function.
+
+A tool that requires MCP tasks (``execution.taskSupport: required``) is left out with that reason: the
+SDK parses task types but does not run task-augmented calls, so every call would fail.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
+from weclaw_desktop.mcp.annotations import meaning
 from weclaw_desktop.mcp.connection import CallTimeoutError, McpConnection, ServerState, ServerUnavailableError
 from weclaw_desktop.mcp.convert import convert_result
 from weclaw_desktop.mcp.names import assign_names, tool_name
+from weclaw_desktop.mcp.resources import (
+    RESOURCE_ACTION,
+    RESOURCE_ACTION_FALLBACK,
+    ReadResourceParams,
+    describe,
+    read_for_model,
+)
 from weclaw_desktop.mcp.schema import McpParams, SchemaProblem, params_model
 from weclaw_desktop.toolkit.base import ActionDef, BaseTool, Risk, ToolContext, ToolError, ToolResult, ToolStatus
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
@@ -27,6 +41,18 @@ from weclaw_desktop.toolkit.manifest import ToolSpec
 from weclaw_desktop.toolkit.redact import redact
 
 log = logging.getLogger("weclaw.mcp")
+
+
+@dataclass(frozen=True)
+class ServerToolInfo:
+    """One tool a server lists: its own name, our function ('' when not offered), risk and approval mode."""
+
+    name: str
+    function: str
+    description: str
+    risk: str
+    mode: str  # '' = automatic (annotations and trust), or ask / allow / deny
+
 
 #: The one action listed while a server's tools are not known yet (it never started); never offered.
 PLACEHOLDER_ACTION = "not_connected"
@@ -40,6 +66,9 @@ class McpTool(BaseTool):
         self._actions: list[ActionDef] = []
         self._originals: dict[str, str] = {}
         self.problems: list[str] = []  # server tools that were refused, and why
+        self.switched_off: list[str] = []  # server tools the user denied (tool_approval "deny")
+        self.effects: dict[str, tuple[str, ...]] = {}  # action -> effects its annotations declare
+        self._reader = ""  # the action name of read_resource ('' when the server has no resources)
 
     @property
     def server(self) -> str:
@@ -55,10 +84,23 @@ class McpTool(BaseTool):
 
         ``owner_of(function)`` names another tool that already has that function name (a collision).
         """
+        settings = self.connection.settings
+        modes = settings.tool_approval
         tools = {t.name: t for t in self.connection.tools}
-        named, problems = assign_names(self.server, list(tools))
+        switched_off = [name for name in tools if modes.get(name) == "deny"]
+        problems: list[str] = []
+        for name, server_tool in list(tools.items()):
+            if server_tool.execution is not None and server_tool.execution.task_support == "required":
+                problems.append(
+                    f"tool '{name}' of MCP server '{self.server}' is skipped: it runs only as an MCP task, "
+                    "which WeClaw does not support yet"
+                )
+                del tools[name]
+        named, naming = assign_names(self.server, [n for n in tools if n not in switched_off])
+        problems += naming
         actions: list[ActionDef] = []
         originals: dict[str, str] = {}
+        effects: dict[str, tuple[str, ...]] = {}
         for item in named:
             owner = owner_of(item.function)
             if owner is not None and owner != self.name:
@@ -73,34 +115,75 @@ class McpTool(BaseTool):
             except SchemaProblem as exc:
                 problems.append(f"tool '{item.original}' of MCP server '{self.server}' is skipped: {exc}")
                 continue
+            means = meaning(server_tool, trusted=settings.trusted, mode=modes.get(item.original))
             actions.append(
                 ActionDef(
                     name=item.action,
-                    description=self._describe(server_tool),
+                    description=self._describe(server_tool, means.labels),
                     params=model,
-                    risk=self._risk(server_tool),
+                    risk=means.risk,
                 )
             )
             originals[item.action] = item.original
+            effects[item.action] = means.effects
+        reader = self._resource_action(settings.trusted, {a.name for a in actions})
+        if reader is not None:
+            actions.append(reader)
         for problem in problems:
             if problem not in self.problems:
                 log.warning("%s", problem)
         changed = [a.name for a in actions] != [a.name for a in self._actions]
         self._actions, self._originals, self.problems = actions, originals, problems
+        self.switched_off, self.effects = switched_off, effects
         return changed
 
-    def _describe(self, tool: types.Tool) -> str:
+    def _describe(self, tool: types.Tool, labels: tuple[str, ...]) -> str:
         text = " ".join((tool.description or tool.title or tool.name).split())
         if len(text) > MAX_DESCRIPTION:
             text = text[: MAX_DESCRIPTION - 1] + "…"
-        read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
-        return f"{text} (MCP server '{self.server}'{', read-only' if read_only else ''})"
+        about = "".join(f", {label}" for label in labels)
+        return f"{text} (MCP server '{self.server}'{about})"
 
-    def _risk(self, tool: types.Tool) -> Risk:
-        if not self.connection.settings.trusted:
-            return Risk.HIGH
-        read_only = tool.annotations is not None and tool.annotations.read_only_hint is True
-        return Risk.LOW if read_only else Risk.MEDIUM
+    def _resource_action(self, trusted: bool, taken: set[str]) -> ActionDef | None:
+        """``read_resource`` when the server has resources (never hiding a server tool of that name)."""
+        conn = self.connection
+        if conn.capabilities is None or conn.capabilities.resources is None:
+            self._reader = ""
+            return None
+        self._reader = RESOURCE_ACTION if RESOURCE_ACTION not in taken else RESOURCE_ACTION_FALLBACK
+        read_only = types.Tool(
+            name=self._reader, input_schema={}, annotations=types.ToolAnnotations(read_only_hint=True)
+        )
+        return ActionDef(
+            name=self._reader,
+            description=describe(self.server, conn.resources, conn.templates),
+            params=ReadResourceParams,
+            risk=meaning(read_only, trusted=trusted).risk,
+        )
+
+    def catalogue(self) -> list[ServerToolInfo]:
+        """Every tool the server lists, offered or not (the MCP page's switches and approval modes)."""
+        by_original = {o: a for a, o in self._originals.items()}
+        actions = {a.name: a for a in self._actions}
+        modes = self.connection.settings.tool_approval
+        out: list[ServerToolInfo] = []
+        for tool in self.connection.tools:
+            action = by_original.get(tool.name, "")
+            found = actions.get(action)
+            out.append(
+                ServerToolInfo(
+                    name=tool.name,
+                    function=f"{self.name}_{action}" if action else "",
+                    description=" ".join((tool.description or tool.title or "").split())[:300],
+                    risk=found.risk.value if found is not None and found.risk is not None else "",
+                    mode=modes.get(tool.name, ""),
+                )
+            )
+        return out
+
+    def original_name(self, action: str) -> str | None:
+        """The server's own name of the tool behind ``action``."""
+        return self._originals.get(action)
 
     def get_actions(self) -> list[ActionDef]:
         return list(self._actions)
@@ -133,6 +216,7 @@ class McpTool(BaseTool):
                     "transport": settings.transport,
                     "trusted": settings.trusted,
                     "keywords": list(settings.keywords),
+                    "effects": {a: list(e) for a, e in self.effects.items() if e},
                 },
             }
         )
@@ -154,6 +238,12 @@ class McpTool(BaseTool):
 
     # --- calls ----------------------------------------------------------------------------------
     async def execute(self, action_name: str, params: BaseModel, ctx: ToolContext) -> ToolResult:
+        if action_name == self._reader and isinstance(params, ReadResourceParams):
+            try:
+                found = await self.connection.read_resource(params.uri)
+            except ServerUnavailableError as exc:
+                return ToolResult.fail(redact(str(exc)))
+            return await read_for_model(found, label=f"{self.server}.resource", outputs_dir=ctx.outputs_dir)
         original = self._originals.get(action_name)
         if original is None:
             raise ToolError(f"MCP server '{self.server}' no longer offers '{action_name}'. Use another tool.")

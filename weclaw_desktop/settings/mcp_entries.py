@@ -21,7 +21,7 @@ def entry_problem(settings: McpServerSettings) -> str | None:
     """Why a schema-valid entry still cannot work (said before anything starts), or None."""
     if settings.transport == "stdio" and not settings.command.strip():
         return "no command is set; enter the program that starts the server (e.g. npx or uvx)"
-    if settings.transport == "http" and not settings.url.startswith(("http://", "https://")):
+    if settings.transport in ("http", "sse") and not settings.url.startswith(("http://", "https://")):
         return "the URL must start with http:// or https://"
     return None
 

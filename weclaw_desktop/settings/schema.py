@@ -94,9 +94,12 @@ class McpServerSettings(_Section):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")
     enabled: bool = True
-    transport: Literal["stdio", "http"] = "stdio"
+    transport: Literal["stdio", "http", "sse"] = Field(
+        default="stdio", description="stdio: a local program; http: streamable HTTP; sse: the legacy HTTP+SSE"
+    )
     command: str = ""
     args: list[str] = Field(default_factory=list)
+    cwd: str = Field(default="", description="working folder of a stdio server; '' = WeClaw's")
     env: dict[str, str] = Field(default_factory=dict, description="plain environment values")
     secret_env: list[str] = Field(default_factory=list, description="env names whose values are in the keyring")
     url: str = ""
@@ -105,6 +108,13 @@ class McpServerSettings(_Section):
     trusted: bool = False
     keywords: list[str] = Field(default_factory=list)
     timeout_s: float = Field(default=60.0, gt=0)
+    auth: Literal["none", "oauth"] = Field(
+        default="none", description="oauth: sign in with OAuth 2.1 (remote servers); the tokens live in the keyring"
+    )
+    tool_approval: dict[str, Literal["ask", "allow", "deny"]] = Field(
+        default_factory=dict,
+        description="per server tool (by its own name): ask first, allow without asking, or deny (not offered)",
+    )
 
 
 class InvalidMcpServer(BaseModel):

@@ -71,13 +71,23 @@ class ToolResult(BaseModel):
     output: str = ""
     data: Any = None
     files: list[str] = Field(default_factory=list)
+    # Of ``files``, the images a vision-capable model may be shown as image parts (an MCP server's
+    # screenshot): the text the model reads only names them; the request builder attaches them.
+    images: list[str] = Field(default_factory=list)
     error: str | None = None
     duration_ms: float = 0.0
     truncated: bool = False
 
     @classmethod
-    def ok(cls, output: str, *, data: Any = None, files: list[str] | list[Path] | None = None) -> ToolResult:
-        return cls(output=output, data=data, files=[str(f) for f in files or []])
+    def ok(
+        cls,
+        output: str,
+        *,
+        data: Any = None,
+        files: list[str] | list[Path] | None = None,
+        images: list[str] | list[Path] | None = None,
+    ) -> ToolResult:
+        return cls(output=output, data=data, files=[str(f) for f in files or []], images=[str(f) for f in images or []])
 
     @classmethod
     def fail(cls, message: str, *, status: ToolStatus = ToolStatus.ERROR, data: Any = None) -> ToolResult:

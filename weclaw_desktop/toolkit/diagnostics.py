@@ -35,6 +35,7 @@ class Code(StrEnum):
     CIRCUIT_OPEN = "circuit-open"
     LOAD_FAILED = "load-failed"
     SERVER_UNAVAILABLE = "server-unavailable"
+    SCHEMA_INVALID = "schema-invalid"
 
 
 class Diagnostic(BaseModel):

@@ -501,10 +501,11 @@ def _validate(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel | 
         known.add(name)
         if info.alias:
             known.add(info.alias)
+    open_model = model.model_config.get("extra") == "allow"  # the schema accepts arguments it does not name
     errors = [
         f"unknown argument '{key}' (valid: {', '.join(sorted(known)) or 'none'})"
         for key in arguments
-        if key not in known
+        if key not in known and not open_model
     ]
     try:
         params = model.model_validate(arguments)

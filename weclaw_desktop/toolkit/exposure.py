@@ -9,7 +9,9 @@ place:
    tools it wants in priority order, with a reason each, and says which it wanted but left out;
 3. capped: whole tools are taken in that order while the number of functions stays within
    ``exposure.max_functions`` of tools.json (128, OpenAI's limit). This is the only place the cap is
-   enforced; a tool that would cross it is listed in ``dropped`` with the reason.
+   enforced; a tool that would cross it is listed in ``dropped`` with the reason. A dynamic tool (an MCP
+   server: many independent tools) is not dropped whole: the functions that fit are offered, in the
+   server's order, and ``dropped`` names the rest.
 
 The result, an :class:`Exposure`, holds the offered tools, their function names and (for a model round)
 their OpenAI schemas, the hidden tools with diagnostics and the dropped ones with reasons. The agent loop
@@ -151,7 +153,8 @@ class ExposurePlanner:
         schemas: bool = False,
     ) -> Exposure:
         """Visible -> routed -> capped. ``router`` None offers every visible tool (mode "all");
-        ``blocked`` hides tools for this turn with the given diagnostic (the circuit breaker);
+        ``blocked`` hides tools or single functions for this turn with the given diagnostic (the circuit
+        breaker);
         ``schemas`` builds the OpenAI definitions (imports the offered tools' modules; a model round needs
         them, the panel and the CLI listings do not)."""
         registry = self.registry
@@ -159,9 +162,12 @@ class ExposurePlanner:
         hidden: dict[str, tuple[Diagnostic, ...]] = {t: tuple(ds) for t, ds in planned.hidden.items()}
         hidden_functions = {f: tuple(ds) for f, ds in planned.hidden_functions.items()}
         visible = planned.visible
-        if blocked:
+        if blocked:  # tools, or single functions (of a dynamic tool, whose functions fail independently)
             visible = [t for t in visible if t not in blocked]
             hidden.update((t, (d,)) for t, d in blocked.items() if t in planned.visible)
+            hidden_functions.update(
+                (f, (d,)) for f, d in blocked.items() if f not in planned.visible and registry.resolve(f) is not None
+            )
         routing = (router or EveryVisible(registry)).for_round(list(visible))
         cap = self.max_functions
         offered: list[str] = []
@@ -170,6 +176,7 @@ class ExposurePlanner:
         reasons: dict[str, str] = {}
         dropped: dict[str, str] = dict(routing.dropped)
         candidates = set(visible)
+        partial: set[str] = set()  # dynamic tools offered in part (the rest over the cap)
         for tool in dict.fromkeys(routing.tools):
             reason = routing.reasons.get(tool) or routing.tier or "routed"
             if tool not in candidates:
@@ -190,19 +197,38 @@ class ExposurePlanner:
                     candidates.discard(tool)
                     continue
                 tool_names = [d["function"]["name"] for d in tool_defs]
+                for fn in registry.functions_of(tool):  # a function whose schema cannot be sent: hidden alone
+                    problem = registry.schema_problem(fn)
+                    if problem is not None and fn not in hidden_functions:
+                        hidden_functions[fn] = (
+                            Diagnostic.of(Code.SCHEMA_INVALID, "schema", "schema", problem=problem),
+                        )
             elif hidden_functions:
                 tool_names = [f for f in registry.functions_of(tool) if f not in hidden_functions]
             else:
                 tool_names = registry.functions_of(tool)
             if len(names) + len(tool_names) > cap:
-                dropped[tool] = f"{reason}, but over the {cap}-function limit"
-                continue
+                room = cap - len(names)
+                if room <= 0 or not registry.is_dynamic(tool):
+                    dropped[tool] = f"{reason}, but over the {cap}-function limit"
+                    continue
+                # a dynamic tool (an MCP server) is many independent tools: offer the ones that fit, in the
+                # server's own order (the same in every round), and say how many were left out
+                left_out = tool_names[room:]
+                tool_names, tool_defs = tool_names[:room], tool_defs[:room]
+                dropped[tool] = (
+                    f"{reason}; {len(left_out)} of its functions are over the {cap}-function limit: "
+                    + ", ".join(left_out[:20])
+                    + (" ..." if len(left_out) > 20 else "")
+                )
+                partial.add(tool)
             offered.append(tool)
             names.extend(tool_names)
             defs.extend(tool_defs)
             reasons[tool] = reason
         for tool in offered:
-            dropped.pop(tool, None)
+            if tool not in partial:
+                dropped.pop(tool, None)
         return Exposure(
             visible=tuple(visible),
             hidden=hidden,

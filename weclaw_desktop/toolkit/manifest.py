@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -42,6 +42,8 @@ class StrictModel(BaseModel):
     """Rejects unknown keys with the closest valid one, instead of pydantic's generic message."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    #: keys that were renamed: old name -> the message that says what to use now
+    renamed: ClassVar[dict[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod
@@ -56,6 +58,9 @@ class StrictModel(BaseModel):
         if unknown:
             msgs = []
             for key in unknown:
+                if key in cls.renamed:
+                    msgs.append(f"'{key}' {cls.renamed[key]}")
+                    continue
                 close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
                 hint = f"; did you mean '{close[0]}'?" if close else f"; valid keys: {', '.join(valid)}"
                 msgs.append(f"unknown key '{key}'{hint}")
@@ -164,12 +169,28 @@ class Keywords(StrictModel):
 
 
 class IntentSpec(StrictModel):
-    """One intent: how people ask for it, which tools serve it, and in which order of preference."""
+    """One intent: how people ask for it, which tools serve it, and in which order of preference.
 
-    keywords: Keywords = Field(description="Phrases that alone show the intent (strong cues)")
-    weak: Keywords = Field(
+    Keywords carry a role. An action phrase asks for the intent's action ("remind me", "压缩成", "send * to
+    my phone", "what's on my clipboard"): one is enough to route. A topic word names the domain
+    ("python", "邮件", "battery", "remember"): it supports an action or a request about the user's things,
+    reaches the medium tier at most alone, and does not count in a question or a writing request."""
+
+    renamed: ClassVar[dict[str, str]] = {
+        "keywords": "is now 'action_phrases' (phrases that alone ask for the intent's action)",
+        "weak": "is now 'topics' (words that name the domain; weak alone)",
+    }
+
+    action_phrases: Keywords = Field(
+        description="Phrases that alone ask for the intent's action (strong): verbs with their objects, "
+        "lookups of the user's state. '*' allows a short gap ('发*手机'); ‹path›, ‹url›, ‹email›, ‹code›, "
+        "‹pycode›, ‹draft›, ‹clock›, ... stand for masked payloads and earlier results"
+    )
+    topics: Keywords = Field(
         default_factory=Keywords,
-        description="Generic words ('file', '打开') that support the intent but alone reach the medium tier at most",
+        description="Words that name the domain ('python', '邮件', 'battery'): they support an action or a "
+        "request about the user's things, alone reach the medium tier at most, and count for nothing in a "
+        "question or a writing request",
     )
     tools: list[str] = Field(min_length=1)
     recommended: list[str] = Field(min_length=1)

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from weclaw_desktop.toolkit.base import ActionDef, BaseTool, Risk
 from weclaw_desktop.toolkit.diagnostics import Diagnostic
 from weclaw_desktop.toolkit.manifest import Manifest, ToolSpec, format_validation_error, load_manifest
+from weclaw_desktop.toolkit.schema import SchemaProblem
 
 log = logging.getLogger("weclaw.registry")
 T = TypeVar("T")
@@ -68,6 +69,7 @@ class ToolRegistry:
         self._dynamic: set[str] = set()
         self._bridges: dict[str, Any] = {}
         self._defs_cache: dict[str, list[dict[str, Any]]] = {}
+        self._schema_problems: dict[str, str] = {}  # function -> why its parameters cannot be sent
         self._listeners: list[Callable[[], None]] = []
         self._load_lock = threading.Lock()
         self._findable: dict[str, bool] = {}
@@ -245,19 +247,26 @@ class ToolRegistry:
                 cached = []
                 for fn in self._by_tool.get(tool, []):
                     a = by_name[self._functions[fn].action]
+                    try:
+                        parameters = a.parameters_schema()
+                    except SchemaProblem as exc:  # hidden alone (schema_problem), never sent
+                        self._schema_problems[fn] = str(exc)
+                        log.error("function %s is not offered: its parameters schema is %s", fn, exc)
+                        continue
+                    self._schema_problems.pop(fn, None)
                     cached.append(
                         {
                             "type": "function",
-                            "function": {
-                                "name": fn,
-                                "description": a.description,
-                                "parameters": a.parameters_schema(),
-                            },
+                            "function": {"name": fn, "description": a.description, "parameters": parameters},
                         }
                     )
                 self._defs_cache[tool] = cached
             out.extend(d for d in cached if d["function"]["name"] not in exclude)
         return out
+
+    def schema_problem(self, function: str) -> str | None:
+        """Why ``function``'s parameters cannot be sent to a model (found when its definition was built)."""
+        return self._schema_problems.get(function)
 
     # --- dynamic tools (MCP servers, plugins) ---------------------------------------------------
     def register_dynamic(self, tool: str, spec: ToolSpec, instance: BaseTool) -> None:
@@ -282,6 +291,7 @@ class ToolRegistry:
             return
         for fn in self._by_tool.pop(tool, []):
             self._functions.pop(fn, None)
+            self._schema_problems.pop(fn, None)
         self._specs.pop(tool, None)
         self._checkers.pop(tool, None)
         self._configs.pop(tool, None)

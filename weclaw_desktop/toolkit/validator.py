@@ -281,24 +281,66 @@ def _references(manifest: Manifest) -> Check:
     return check.finish(count, "bridge and depends_on references exist")
 
 
+# Marker units the request preparation and the conversation context produce (intent/text.py and
+# intent/conversation.py); a keyword naming any other ‹…› can never match.
+MARKERS = frozenset(
+    [
+        "‹path›",
+        "‹url›",
+        "‹email›",
+        "‹quote›",
+        "‹code›",
+        "‹pycode›",
+        "‹paste›",
+        "‹math›",
+        "‹clock›",
+        "‹date›",
+        "‹archive›",
+        "‹data›",
+        "‹pyscript›",
+        "‹shscript›",
+        "‹ref›",
+        "‹draft›",
+        "‹text›",
+    ]
+)
+
+
 def _keywords(manifest: Manifest) -> Check:
+    """Every intent has action phrases in both languages (a request in either language can route on its
+    own); phrases are non-empty, not repeated, not both an action phrase and a topic word of one intent,
+    and name only markers that exist."""
+    import re
+
     check = Check("keywords")
     owners: dict[str, list[str]] = {}
     count = 0
     for name, intent in manifest.intents.items():
-        words = [w.strip().lower() for w in intent.keywords.all()]
+        for lang in ("zh", "en"):
+            if not [w for w in getattr(intent.action_phrases, lang) if w.strip()]:
+                check.problems.append(f"intent {name} has no action phrase in {lang} (action_phrases.{lang})")
+        actions = [w.strip().lower() for w in intent.action_phrases.all()]
+        topics = [w.strip().lower() for w in intent.topics.all()]
+        words = actions + topics
         count += len(words)
         if any(not w for w in words):
             check.problems.append(f"intent {name} has an empty keyword")
         dupes = sorted(w for w, n in Counter(words).items() if n > 1 and w)
+        both = sorted(set(actions) & set(topics))
+        if both:
+            check.problems.append(f"intent {name}: both an action phrase and a topic: {', '.join(both)}")
+        dupes = [w for w in dupes if w not in both]
         if dupes:
             check.problems.append(f"intent {name} repeats: {', '.join(dupes)}")
-        for w in set(words):
+        unknown = sorted({m for w in words for m in re.findall(r"‹[^›]*›", w)} - MARKERS)
+        if unknown:
+            check.problems.append(f"intent {name} names unknown markers: {', '.join(unknown)}")
+        for w in set(actions):
             owners.setdefault(w, []).append(name)
     shared = {w: o for w, o in owners.items() if len(o) > 1 and w}
     for word, intents in sorted(shared.items())[:10]:
-        check.warnings.append(f"'{word}' in {', '.join(intents)}")
-    return check.finish(count, "keywords non-empty and unique within their intent")
+        check.warnings.append(f"action phrase '{word}' in {', '.join(intents)}")
+    return check.finish(count, "action phrases in zh and en for every intent, keywords unique, markers known")
 
 
 def _profiles(manifest: Manifest) -> Check:

@@ -7,6 +7,10 @@ shown again and never written to the settings file; an empty field keeps the sto
 
 "Test" starts the server as it is in the form (not yet applied), lists its tools and stops it; with a
 manager attached (:meth:`McpPage.set_manager`) the page also shows the live state of running servers.
+The Tools tab switches each server tool on or off and sets its approval mode (``tool_approval``);
+Import adds servers from an ``mcpServers`` JSON (pasted or a file, secrets to the keyring on apply),
+Export writes the applied servers without secret values, Edit as JSON edits the selected entry.
+Layout: ``ui/mcp_layout.py``; secrets bookkeeping: ``ui/mcp_secrets.py``.
 
 An entry of settings.json that cannot be used (``Settings.mcp_invalid``) is a row marked ⚠ with its
 error; it is saved back exactly as written until the user edits it (then it is an ordinary entry, checked
@@ -21,36 +25,42 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
+    QTabWidget,
     QWidget,
 )
 
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.mcp.config import SecretKind, secret_key
+from weclaw_desktop.mcp.importer import ImportPlan
 from weclaw_desktop.mcp.manager import McpManager
 from weclaw_desktop.mcp.probe import ProbeResult, probe
+from weclaw_desktop.mcp.tool import ServerToolInfo
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import InvalidMcpServer, McpServerSettings, Settings
 from weclaw_desktop.settings.mcp_entries import draft
 from weclaw_desktop.toolkit.manifest import format_validation_error
+from weclaw_desktop.ui import mcp_page_io as page_io
+from weclaw_desktop.ui.mcp_import_dialog import McpImportDialog
+from weclaw_desktop.ui.mcp_json_dialog import McpJsonDialog
+from weclaw_desktop.ui.mcp_layout import TRANSPORTS, build
+from weclaw_desktop.ui.mcp_secrets import TypedSecrets, drop_unlisted_secrets, forget_secrets, move_secrets, pairs
+from weclaw_desktop.ui.mcp_tools_table import McpToolsTable
 
 
 class McpPageError(ValueError):
@@ -71,23 +81,43 @@ class _Entry:
         return self.original.name if self.original is not None else None
 
 
-class _TypedSecrets(SecretStore):
-    """The keyring, with the values typed in the form (not applied yet) taking precedence (for Test)."""
-
-    def __init__(self, base: SecretStore, typed: dict[str, str]) -> None:
-        super().__init__(base.service)
-        self._base = base
-        self._typed = typed
-
-    def get(self, name: str) -> str | None:
-        return self._typed.get(name) or self._base.get(name)
-
-
 class McpPage(QWidget):
     """The MCP page of the settings dialog."""
 
     changed = Signal()
     tested = Signal(bool, str)
+
+    # the widgets, made by ui/mcp_layout.build()
+    server_list: QListWidget
+    add_button: QPushButton
+    remove_button: QPushButton
+    import_button: QPushButton
+    export_button: QPushButton
+    name_edit: QLineEdit
+    enabled_check: QCheckBox
+    transport_combo: QComboBox
+    command_edit: QLineEdit
+    args_edit: QLineEdit
+    cwd_edit: QLineEdit
+    env_edit: QPlainTextEdit
+    url_edit: QLineEdit
+    headers_edit: QPlainTextEdit
+    oauth_check: QCheckBox
+    secrets_table: QTableWidget
+    add_secret_button: QPushButton
+    trusted_check: QCheckBox
+    trusted_hint: QLabel
+    keywords_edit: QLineEdit
+    timeout_spin: QDoubleSpinBox
+    tools_table: McpToolsTable
+    tools_hint: QLabel
+    tabs: QTabWidget
+    test_button: QPushButton
+    reconnect_button: QPushButton
+    json_button: QPushButton
+    status_label: QLabel
+    editor: QWidget
+    _form: QFormLayout
 
     def __init__(self, secrets: SecretStore | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,107 +132,14 @@ class McpPage(QWidget):
         self._unlisten: Callable[[], None] | None = None
         self._status: Text | str | None = None  # what the status line says (re-rendered on a language change)
         self._labels: dict[str, QLabel] = {}
+        self._tools_for = -1  # the entry whose tools the Tools tab shows
         self._build()
         self.retranslate()
         self._show_entry(-1)
 
-    # --- layout ---------------------------------------------------------------------------------
+    # --- layout (ui/mcp_layout.py) ----------------------------------------------------------------
     def _build(self) -> None:
-        self.server_list = QListWidget()
-        self.server_list.currentRowChanged.connect(self._select)
-        self.add_button = QPushButton()
-        self.remove_button = QPushButton()
-        self.add_button.clicked.connect(self.add_server)
-        self.remove_button.clicked.connect(self.remove_server)
-        left = QVBoxLayout()
-        left.addWidget(self._label("mcp.servers"))
-        left.addWidget(self.server_list, 1)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        left.addLayout(buttons)
-        left_widget = QWidget()
-        left_widget.setLayout(left)
-
-        self.name_edit = QLineEdit()
-        self.enabled_check = QCheckBox()
-        self.transport_combo = QComboBox()
-        self.transport_combo.addItem("", "stdio")
-        self.transport_combo.addItem("", "http")
-        self.command_edit = QLineEdit()
-        self.args_edit = QLineEdit()
-        self.args_edit.setPlaceholderText("-y @modelcontextprotocol/server-filesystem ~/Documents")
-        self.env_edit = QPlainTextEdit()
-        self.env_edit.setMaximumHeight(70)
-        self.url_edit = QLineEdit()
-        self.url_edit.setPlaceholderText("https://example.com/mcp")
-        self.headers_edit = QPlainTextEdit()
-        self.headers_edit.setMaximumHeight(70)
-        self.secrets_table = QTableWidget(0, 2)
-        self.secrets_table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.secrets_table.verticalHeader().setVisible(False)
-        self.secrets_table.setMaximumHeight(110)
-        self.add_secret_button = QPushButton()
-        self.add_secret_button.clicked.connect(lambda: self._add_secret_row("", False))
-        self.trusted_check = QCheckBox()
-        self.keywords_edit = QLineEdit()
-        self.timeout_spin = QDoubleSpinBox()
-        self.timeout_spin.setRange(1, 3600)
-
-        form = QFormLayout()
-        form.addRow(self._label("mcp.name"), self.name_edit)
-        form.addRow("", self.enabled_check)
-        form.addRow(self._label("mcp.connection"), self.transport_combo)
-        form.addRow(self._label("mcp.command"), self.command_edit)
-        form.addRow(self._label("mcp.arguments"), self.args_edit)
-        form.addRow(self._label("mcp.environment"), self.env_edit)
-        form.addRow(self._label("mcp.url"), self.url_edit)
-        form.addRow(self._label("mcp.headers"), self.headers_edit)
-        form.addRow(self._label("mcp.secrets"), self.secrets_table)
-        form.addRow("", self.add_secret_button)
-        form.addRow("", self.trusted_check)
-        form.addRow(self._label("mcp.keywords"), self.keywords_edit)
-        form.addRow(self._label("mcp.timeout"), self.timeout_spin)
-        self._form = form
-
-        self.test_button = QPushButton()
-        self.test_button.clicked.connect(self.start_test)
-        self.reconnect_button = QPushButton()
-        self.reconnect_button.clicked.connect(self.reconnect)
-        self.reconnect_button.setVisible(False)
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.tools_list = QListWidget()
-        test_row = QHBoxLayout()
-        test_row.addWidget(self.test_button)
-        test_row.addWidget(self.reconnect_button)
-        test_row.addWidget(self.status_label, 1)
-
-        right = QVBoxLayout()
-        right.addLayout(form)
-        right.addLayout(test_row)
-        right.addWidget(self._label("mcp.tools"))
-        right.addWidget(self.tools_list, 1)
-        self.editor = QWidget()
-        self.editor.setLayout(right)
-
-        splitter = QSplitter()
-        splitter.addWidget(left_widget)
-        splitter.addWidget(self.editor)
-        splitter.setStretchFactor(1, 3)
-        splitter.setSizes([200, 600])
-        outer = QVBoxLayout(self)
-        outer.addWidget(splitter)
-
-        for edit in (self.name_edit, self.command_edit, self.args_edit, self.url_edit, self.keywords_edit):
-            edit.textEdited.connect(self._edited)
-        for text in (self.env_edit, self.headers_edit):
-            text.textChanged.connect(self._edited)
-        self.enabled_check.toggled.connect(self._edited)
-        self.trusted_check.toggled.connect(self._edited)
-        self.timeout_spin.valueChanged.connect(self._edited)
-        self.transport_combo.currentIndexChanged.connect(self._transport_changed)
+        build(self)
 
     def _label(self, key: str) -> QLabel:
         label = QLabel()
@@ -216,8 +153,18 @@ class McpPage(QWidget):
         self.remove_button.setText(tr("mcp.remove"))
         self.name_edit.setPlaceholderText(tr("mcp.name.placeholder"))
         self.enabled_check.setText(tr("mcp.enabled"))
-        self.transport_combo.setItemText(0, tr("mcp.transport.stdio"))
-        self.transport_combo.setItemText(1, tr("mcp.transport.http"))
+        for index, value in enumerate(TRANSPORTS):
+            self.transport_combo.setItemText(index, tr(f"mcp.transport.{value}"))
+        self.import_button.setText(tr("mcp.import"))
+        self.export_button.setText(tr("mcp.export"))
+        self.json_button.setText(tr("mcp.json"))
+        self.cwd_edit.setPlaceholderText(tr("mcp.cwd.placeholder"))
+        self.oauth_check.setText(tr("mcp.oauth"))
+        self.trusted_hint.setText(tr("mcp.trusted.hint"))
+        self.tools_hint.setText(tr("mcp.tools.hint"))
+        for index, key in enumerate(("mcp.tab.connection", "mcp.tab.behaviour", "mcp.tab.tools")):
+            self.tabs.setTabText(index, tr(key))
+        self.tools_table.retranslate()
         self.command_edit.setPlaceholderText(tr("mcp.command.placeholder"))
         self.env_edit.setPlaceholderText(tr("mcp.environment.placeholder"))
         self.headers_edit.setPlaceholderText(tr("mcp.headers.placeholder"))
@@ -253,7 +200,7 @@ class McpPage(QWidget):
         for bad in sorted(settings.mcp_invalid, key=lambda e: e.index):
             self._entries.insert(min(bad.index, len(self._entries)), _Entry(draft(bad.raw), None, invalid=bad))
         self._removed = []
-        self._current = -1
+        self._current = self._tools_for = -1
         self._refresh_list()
         self.server_list.setCurrentRow(0 if self._entries else -1)
         if not self._entries:
@@ -290,15 +237,15 @@ class McpPage(QWidget):
             raise McpPageError("; ".join(problems))
         for entry in self._removed:
             if entry.original is not None:
-                self._forget_secrets(entry.original.name, entry.original)
+                forget_secrets(self.secrets, entry.original.name, entry.original)
         for entry in self._entries:
             if entry.invalid is not None:
                 continue
             s = entry.settings
             if entry.original is not None:
-                self._drop_unlisted_secrets(entry.original, s)
+                drop_unlisted_secrets(self.secrets, entry.original, s)
                 if entry.original.name != s.name:
-                    self._move_secrets(entry.original.name, s)
+                    move_secrets(self.secrets, entry.original.name, s)
             for kind, names in (("env", s.secret_env), ("header", s.secret_headers)):
                 for name in names:
                     value = entry.secrets.get((kind, name), "")  # type: ignore[arg-type]
@@ -362,7 +309,7 @@ class McpPage(QWidget):
         if not 0 <= row < len(self._entries):
             return
         self._removed.append(self._entries.pop(row))
-        self._current = -1
+        self._current = self._tools_for = -1
         self._refresh_list()
         self.server_list.setCurrentRow(min(row, len(self._entries) - 1))
         if not self._entries:
@@ -412,7 +359,9 @@ class McpPage(QWidget):
         has = 0 <= row < len(self._entries)
         self.editor.setEnabled(has)
         self.remove_button.setEnabled(has)
-        self.tools_list.clear()
+        if row != self._tools_for:  # another server: its tools are not known until tested or connected
+            self.tools_table.show_tools([], [], {})
+            self._tools_for = -1
         self._set_status(None)
         if not has:
             return
@@ -422,9 +371,11 @@ class McpPage(QWidget):
         try:
             self.name_edit.setText(s.name)
             self.enabled_check.setChecked(s.enabled)
-            self.transport_combo.setCurrentIndex(0 if s.transport == "stdio" else 1)
+            self.transport_combo.setCurrentIndex(max(0, self.transport_combo.findData(s.transport)))
             self.command_edit.setText(s.command)
             self.args_edit.setText(shlex.join(s.args))
+            self.cwd_edit.setText(s.cwd)
+            self.oauth_check.setChecked(s.auth == "oauth")
             self.env_edit.setPlainText("\n".join(f"{k}={v}" for k, v in s.env.items()))
             self.url_edit.setText(s.url)
             self.headers_edit.setPlainText("\n".join(f"{k}: {v}" for k, v in s.headers.items()))
@@ -485,9 +436,9 @@ class McpPage(QWidget):
             "transport": transport,
             "command": self.command_edit.text().strip(),
             "args": args,
-            "env": _pairs(self.env_edit.toPlainText(), "="),
+            "env": pairs(self.env_edit.toPlainText(), "="),
             "url": self.url_edit.text().strip(),
-            "headers": _pairs(self.headers_edit.toPlainText(), ":"),
+            "headers": pairs(self.headers_edit.toPlainText(), ":"),
             # The table holds the secrets of the transport it was filled for (it may just have changed).
             "secret_env": [n for n, _ in secrets] if self._table_kind == "env" else entry.settings.secret_env,
             "secret_headers": [n for n, _ in secrets]
@@ -496,6 +447,9 @@ class McpPage(QWidget):
             "trusted": self.trusted_check.isChecked(),
             "keywords": [k.strip() for k in self.keywords_edit.text().replace("，", ",").split(",") if k.strip()],
             "timeout_s": self.timeout_spin.value(),
+            "cwd": self.cwd_edit.text().strip(),
+            "auth": "oauth" if self.oauth_check.isChecked() and transport != "stdio" else "none",
+            "tool_approval": self.tools_table.modes() if self._tools_for == row else dict(entry.settings.tool_approval),
         }
         # model_construct: an invalid name is kept as typed and reported by problems(), not lost.
         entry.settings = McpServerSettings.model_construct(**values)  # type: ignore[arg-type]
@@ -531,12 +485,13 @@ class McpPage(QWidget):
 
     def _update_visibility(self) -> None:
         stdio = self.transport_combo.currentData() == "stdio"
-        for widget in (self.command_edit, self.args_edit, self.env_edit):
+        for widget in (self.command_edit, self.args_edit, self.cwd_edit, self.env_edit):
             widget.setVisible(stdio)
             self._form.labelForField(widget).setVisible(stdio)
         for widget in (self.url_edit, self.headers_edit):
             widget.setVisible(not stdio)
             self._form.labelForField(widget).setVisible(not stdio)
+        self.oauth_check.setVisible(not stdio)
 
     # --- status and test ------------------------------------------------------------------------
     def _show_status(self) -> None:
@@ -554,22 +509,22 @@ class McpPage(QWidget):
         status = self.manager.status(entry.original_name)
         try:
             self._set_status(status.text or status.message)
-            self._show_tools(status.tools, status.problems)
+            self._show_tools(status.catalogue, status.problems)
         except RuntimeError:  # the page was deleted without being closed
             if self._unlisten is not None:
                 self._unlisten()
                 self._unlisten = None
 
-    def _show_tools(self, tools: list[tuple[str, str]], problems: list[str]) -> None:
-        self.tools_list.clear()
-        for function, description in tools:
-            item = QListWidgetItem(function)
-            item.setToolTip(description)
-            self.tools_list.addItem(item)
-        for problem in problems:
-            item = QListWidgetItem("⚠ " + problem)
-            item.setToolTip(problem)
-            self.tools_list.addItem(item)
+    def _show_tools(self, tools: list[ServerToolInfo], problems: list[str]) -> None:
+        if not 0 <= self._current < len(self._entries):
+            return
+        modes = dict(self._entries[self._current].settings.tool_approval)
+        self.tools_table.show_tools(tools, problems, modes)
+        self._tools_for = self._current
+
+    def tool_rows(self) -> list[str]:
+        """What the Tools tab lists: each tool's function (its own name when not offered), then ⚠ problems."""
+        return self.tools_table.rows()
 
     def start_test(self) -> asyncio.Task[ProbeResult] | None:
         """Start the server as in the form, list its tools, stop it. Returns the running task."""
@@ -589,10 +544,10 @@ class McpPage(QWidget):
                 old = self.secrets.get(secret_key(entry.original_name, kind, name))
                 if old:
                     typed.setdefault(secret_key(settings.name, kind, name), old)
-        store = _TypedSecrets(self.secrets, typed)
+        store = TypedSecrets(self.secrets, typed)
         self.test_button.setEnabled(False)
         self._set_status(Text("mcp.testing", name=settings.name))
-        self.tools_list.clear()
+        self.tools_table.show_tools([], [], {})
         task = asyncio.ensure_future(probe(settings, store, connect_timeout_s=min(settings.timeout_s, 30.0)))
         task.add_done_callback(self._tested)
         self.test_task = task
@@ -606,44 +561,56 @@ class McpPage(QWidget):
         exc = task.exception()
         result = task.result() if exc is None else ProbeResult(ok=False, message=f"{type(exc).__name__}: {exc}")
         self._set_status(result.text or result.message)
-        self._show_tools(result.tools, result.problems)
+        self._show_tools(result.catalogue, result.problems)
         self.tested.emit(result.ok, result.message)
+        if result.catalogue:
+            self.tabs.setCurrentIndex(2)
 
-    # --- secrets bookkeeping --------------------------------------------------------------------
-    def _forget_secrets(self, server: str, settings: McpServerSettings) -> None:
-        for kind, names in (("env", settings.secret_env), ("header", settings.secret_headers)):
-            for name in names:
-                self.secrets.delete(secret_key(server, kind, name))  # type: ignore[arg-type]
+    # --- import, export, JSON (ui/mcp_page_io.py) ----------------------------------------------
+    def open_import(self) -> McpImportDialog:
+        """Paste or open an mcpServers JSON; the servers become new entries (saved with the dialog)."""
+        return page_io.open_import(self)
 
-    def _drop_unlisted_secrets(self, old: McpServerSettings, new: McpServerSettings) -> None:
-        """Keyring entries of secrets the user took off the list."""
-        for kind, before, after in (
-            ("env", old.secret_env, new.secret_env),
-            ("header", old.secret_headers, new.secret_headers),
-        ):
-            for name in set(before) - set(after):
-                self.secrets.delete(secret_key(old.name, kind, name))  # type: ignore[arg-type]
+    def add_imported(self, plan: ImportPlan | None) -> None:
+        page_io.add_imported(self, plan)
 
-    def _move_secrets(self, old: str, settings: McpServerSettings) -> None:
-        for kind, names in (("env", settings.secret_env), ("header", settings.secret_headers)):
-            for name in names:
-                value = self.secrets.get(secret_key(old, kind, name))  # type: ignore[arg-type]
-                if value:
-                    self.secrets.set(secret_key(settings.name, kind, name), value)  # type: ignore[arg-type]
-                    self.secrets.delete(secret_key(old, kind, name))  # type: ignore[arg-type]
+    def open_export(self) -> QFileDialog:
+        """Save the servers as applied (not the unsaved edits) as mcpServers JSON, without secret values."""
+        return page_io.open_export(self)
+
+    def export_to(self, path: str) -> None:
+        page_io.export_to(self, path)
+
+    def open_json(self) -> McpJsonDialog | None:
+        """Edit the selected entry as JSON (validated before it replaces the form)."""
+        return page_io.open_json(self)
+
+    def new_entry(self, settings: McpServerSettings, typed: dict[tuple[SecretKind, str], str]) -> None:
+        """Add a server that is not saved yet (import), with secret values to store on apply."""
+        self._entries.append(_Entry(settings.model_copy(deep=True), None, dict(typed)))
+
+    def applied_servers(self) -> list[McpServerSettings]:
+        return [e.original for e in self._entries if e.original is not None]
+
+    def replace_current(self, settings: McpServerSettings, typed: dict[tuple[SecretKind, str], str]) -> None:
+        if not 0 <= self._current < len(self._entries):
+            return
+        entry = self._entries[self._current]
+        entry.invalid = None
+        entry.settings = settings
+        entry.secrets.update(typed)
+        self._show_entry(self._current)
+        self._refresh_list_texts()
+        self.changed.emit()
+
+    def entry_names(self) -> list[str]:
+        return [e.settings.name for e in self._entries]
+
+    def current_settings(self) -> McpServerSettings | None:
+        return self._entries[self._current].settings if 0 <= self._current < len(self._entries) else None
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.test_task is not None and not self.test_task.done():
             self.test_task.cancel()
         self.set_manager(None)
         super().closeEvent(event)
-
-
-def _pairs(text: str, sep: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        if sep in line:
-            key, value = line.split(sep, 1)
-            if key.strip():
-                out[key.strip()] = value.strip()
-    return out
