@@ -2,7 +2,11 @@
 page's verified download in headless Chromium (with and without 4x CPU throttling).
 
     python bench/companion.py [--size-mb 1024] [--rounds 3] [--page-mb 256] [--throttled-mb 64] [--skip-page]
-                              [--loop asyncio|qasync]
+                              [--loop asyncio|qasync] [--record FILE]
+
+The script benches the tree it sits in (ROOT, its parent's parent). To compare with another tree, copy it into
+that tree's bench/ (the no-AEAD variant is left out where there is no record pump), run both alternately with
+``--record`` and compare the per-run ratios (bench/companion_compare.py does this).
 
 Desktop side: a sparse file served, in interleaved rounds (the order rotates every round), by
   plain     a bare ``web.FileResponse`` (sendfile: the kernel copies page cache to the socket, no user space);
@@ -49,13 +53,18 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from weclaw_desktop.companion import CompanionService, FileState  # noqa: E402
 from weclaw_desktop.companion import crypto as c  # noqa: E402
-from weclaw_desktop.companion.http_streams import write_records  # noqa: E402
-from weclaw_desktop.companion.record_pump import RecordPump, sealed_len  # noqa: E402
 from weclaw_desktop.paths import app_paths  # noqa: E402
 from weclaw_desktop.settings import CompanionSettings  # noqa: E402
 
+try:  # absent in a tree from before the record pump (this script also benches such a copy of main: see --help)
+    from weclaw_desktop.companion.http_streams import write_records
+    from weclaw_desktop.companion.record_pump import RecordPump, sealed_len
+
+    VARIANTS: tuple[str, ...] = ("plain", "streamed", "ours", "no-aead")
+except ImportError:  # pragma: no cover - only in an older tree
+    VARIANTS = ("plain", "streamed", "ours")
+
 READ = 1 << 20
-VARIANTS = ("plain", "streamed", "ours", "no-aead")
 
 
 class Secrets:
@@ -217,7 +226,7 @@ def baseline_app(big: Path, size: int) -> web.Application:
     return app
 
 
-async def desktop_side(size_mb: int, rounds: int, loop_name: str) -> tuple[bool, list[str]]:
+async def desktop_side(size_mb: int, rounds: int, loop_name: str, record: Path | None = None) -> tuple[bool, list[str]]:
     size = size_mb << 20
     lines: list[str] = []
     before = load()
@@ -259,6 +268,10 @@ async def desktop_side(size_mb: int, rounds: int, loop_name: str) -> tuple[bool,
         await proc.wait()
         await runner.cleanup()
         await service.stop()
+    if record is not None:  # one JSON line per run, for a driver comparing two trees run after run
+        row = {"tree": str(ROOT), "loop": loop_name, "size_mb": size_mb, "rss_mb": mem.growth_mb, "times": result}
+        with record.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")
 
     gb = size / (1 << 30)
 
@@ -365,7 +378,7 @@ async def phone_side(page_mb: int, throttled_mb: int) -> tuple[bool, list[str]]:
 
 
 async def run(args: argparse.Namespace) -> int:
-    ok, lines = await desktop_side(args.size_mb, args.rounds, args.loop)
+    ok, lines = await desktop_side(args.size_mb, args.rounds, args.loop, args.record)
     print("\n".join(lines), flush=True)
     if not args.skip_page:
         page_ok, page_lines = await phone_side(args.page_mb, args.throttled_mb)
@@ -392,6 +405,7 @@ def main() -> int:
     parser.add_argument("--throttled-mb", type=int, default=64, help="file size for the 4x throttled run (0: skip)")
     parser.add_argument("--skip-page", action="store_true", help="desktop side only")
     parser.add_argument("--loop", choices=("asyncio", "qasync"), default="asyncio", help="the server's event loop")
+    parser.add_argument("--record", type=Path, help="append this run's raw timings to FILE (one JSON line)")
     args = parser.parse_args()
     return run_on(args.loop, run(args))
 
