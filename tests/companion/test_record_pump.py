@@ -6,6 +6,7 @@ while it was read are never handed out, and the thread and the file end with the
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import ClassVar
@@ -169,7 +170,9 @@ async def test_close_mid_file_ends_the_thread_and_closes_the_file(tmp_path: Path
     await pump.start()
     assert await pump.next() is not None
     await pump.close()
-    assert pump._thread is not None and not pump._thread.is_alive()
+    thread = pump._thread
+    assert thread is not None
+    await wait_for(lambda: not thread.is_alive())  # close() returns once the thread's last act is scheduled
     assert pump._fh is not None and pump._fh.closed
 
 
@@ -243,4 +246,32 @@ async def test_a_phone_that_goes_away_mid_download_ends_the_pump(
     await wait_for(lambda: len(RecordingPump.made) == 1)
     pump = RecordingPump.made[0]
     await wait_for(lambda: pump._thread is not None and not pump._thread.is_alive(), within=10)
+    assert pump._fh is not None and pump._fh.closed
+
+
+async def test_a_cancelled_download_re_raises_and_ends_the_thread(tmp_path: Path) -> None:
+    """A download task cancelled while the pump waits (its slots all sealed, none written back) gets its
+    CancelledError back from close(), not swallowed, and the thread and the file still end."""
+    size = 16 * c.RECORD
+    src = make_file(tmp_path, "f.bin", size)
+    pump = RecordPump(src, size, src.stat().st_mtime_ns, c.RecordSealer(KEY, "f1", size), 0, slot_records=1, slots=2)
+    started = asyncio.Event()
+
+    async def download() -> None:
+        await pump.start()
+        try:
+            assert await pump.next() is not None  # never recycled: the thread blocks on a free slot
+            started.set()
+            await asyncio.sleep(3600)
+        finally:
+            await pump.close()
+
+    task = asyncio.ensure_future(download())
+    await asyncio.wait_for(started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    thread = pump._thread
+    assert thread is not None
+    await wait_for(lambda: not thread.is_alive())
     assert pump._fh is not None and pump._fh.closed
