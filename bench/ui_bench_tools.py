@@ -1,4 +1,6 @@
-"""A tool for bench/ui.py: CPU-bound blocking work, done off the event loop as tools must."""
+"""Tools for bench/ui.py: CPU-bound blocking work done off the event loop as tools must, a quick call
+with a few lines of output, a call that waits (for parallel calls), and a dynamic tool like an MCP
+server's (registered and removed at run time)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,11 @@ from weclaw_desktop.toolkit import BaseTool, ToolContext, ToolResult, action
 class BlockParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     seconds: float = Field(default=2.0, ge=0, le=60, description="how long to keep a CPU busy")
+
+
+class QuickParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    n: int = Field(default=0, description="a number to echo")
 
 
 def _burn(seconds: float) -> int:
@@ -32,3 +39,25 @@ class BlockTool(BaseTool):
     async def burn(self, params: BlockParams, ctx: ToolContext) -> ToolResult:
         n = await asyncio.to_thread(_burn, params.seconds)
         return ToolResult.ok(f"burned {n}")
+
+    @action("Answer at once with a few lines (benchmark).")
+    async def quick(self, params: QuickParams, ctx: ToolContext) -> ToolResult:
+        lines = "\n".join(f"line {i}: value {params.n * i}" for i in range(6))
+        return ToolResult.ok(f"quick {params.n}\n{lines}")
+
+    @action("Wait without using the CPU (benchmark).")
+    async def wait(self, params: BlockParams, ctx: ToolContext) -> ToolResult:
+        await asyncio.sleep(params.seconds)
+        return ToolResult.ok(f"waited {params.seconds} s")
+
+
+class DynamicTool(BaseTool):
+    """Stands in for an MCP server's tool set."""
+
+    @action("Look something up (benchmark dynamic tool).")
+    async def lookup(self, params: QuickParams, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok(str(params.n))
+
+    @action("Store something (benchmark dynamic tool).")
+    async def store(self, params: QuickParams, ctx: ToolContext) -> ToolResult:
+        return ToolResult.ok(str(params.n))

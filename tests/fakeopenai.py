@@ -15,7 +15,9 @@ Chunk shapes follow ENGINEERING_NOTES.md "openai streaming". Use it directly::
         client = AsyncOpenAI(base_url=fake.base_url, api_key="sk-test")
 
 or through the ``fake_openai`` fixture of ``tests/agent/conftest.py``. When the script is empty the server
-answers 500 with "fake server: script exhausted", so a test that makes one request too many fails loudly.
+answers 500 with "fake server: script exhausted", so a test that makes one request too many fails loudly;
+unless :attr:`FakeOpenAI.responder` is set: then it computes the reply from the request body (a scripted
+*model*, e.g. ``tests/safety``'s worst-case model that obeys instructions found in tool results).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import itertools
 import json
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -162,6 +165,7 @@ class FakeOpenAI:
         self.headers: list[dict[str, str]] = []  # request headers, same order
         self.models_headers: list[dict[str, str]] = []  # headers of GET /v1/models requests
         self.models: list[str] = [model, "fake-model-2"]
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None  # used when the script is empty
         self.models_status = 200
         self.disconnects = 0  # hang/drop replies whose client went away
         self.hanging = asyncio.Event()  # set when a hang reply is waiting
@@ -231,9 +235,12 @@ class FakeOpenAI:
             return web.json_response({"error": {"message": "body is not JSON"}}, status=400)
         self.requests.append(body)
         self.headers.append(dict(request.headers))
-        if not self.script:
+        if not self.script and self.responder is not None:
+            reply = self.responder(body)
+        elif not self.script:
             return web.json_response({"error": {"message": "fake server: script exhausted"}}, status=500)
-        reply = self.script.popleft()
+        else:
+            reply = self.script.popleft()
         if reply.kind == "error":
             return web.json_response(reply.body, status=reply.status, headers=reply.headers)
         if not body.get("stream"):

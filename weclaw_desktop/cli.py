@@ -19,6 +19,15 @@ COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models",
 OWN_OPTIONS = ("-h", "--help", "--version", "--data-dir", "--self-test")
 
 
+def start_without_secrets() -> None:
+    """First thing in a new process (before Qt or any preflight): re-exec without secret variables in the
+    initial environment, then take them from the pipe (``secrets.reexec_without_secrets``)."""
+    from weclaw_desktop.secrets import receive_env_secrets, reexec_without_secrets
+
+    reexec_without_secrets()
+    receive_env_secrets()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="weclaw", description="WeClaw Desktop: an AI assistant that does things.")
     parser.add_argument("--version", action="version", version=f"weclaw {__version__}")
@@ -31,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # started as a program (not called by a test): no secret in the initial environment
+        start_without_secrets()
     raw = list(sys.argv[1:] if argv is None else argv)
     if raw[:1] == ["--child-guard"]:  # the supervisor of a tool's command in the frozen app (tools/lifetime.py)
         from weclaw_desktop.frozen import adopt_child_environ

@@ -284,7 +284,8 @@ async def test_terminal_gate_answers() -> None:
     denied = await gate.request(req)
     assert (denied.decision, denied.decided_by) == (ApprovalDecision.DENY, "user")
     assert (await gate.request(req)).decision is ApprovalDecision.DENY  # end of input
-    assert "file_delete wants to run [high risk]" in out.getvalue() and '{"path": "a.txt"}' in out.getvalue()
+    assert "? WeClaw wants to: file → delete" in out.getvalue() and "file_delete · high risk" in out.getvalue()
+    assert "path: a.txt" in out.getvalue()
     assert out.getvalue().count("allow [o]nce") == 5
 
     piped = TerminalGate(LineReader(io.StringIO("o\n")), out=out)

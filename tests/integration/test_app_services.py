@@ -35,7 +35,6 @@ from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import Settings, SettingsStore
 from weclaw_desktop.tools._db import shared_database
 from weclaw_desktop.tools.reminder_store import ReminderStore
-from weclaw_desktop.ui.chat_view import NoticeWidget
 
 MCP_TOOL = tool_name("test")
 
@@ -55,7 +54,7 @@ async def services_for() -> AsyncIterator[Callable[[Any], AppServices]]:
 
 
 def notices(window: Any) -> list[str]:
-    return [w.text() for w in window.chat.findChildren(NoticeWidget)]
+    return [str(n.message) for n in window.chat.notices()]
 
 
 async def pair(http: aiohttp.ClientSession, services: AppServices, name: str = "Pixel") -> Phone:

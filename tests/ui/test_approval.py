@@ -21,6 +21,7 @@ async def _ask(make_window: Any, fake: FakeOpenAI) -> tuple[Any, list[ApprovalDi
     await until(lambda: dialogs, what="approval dialog")
     dialog = dialogs[0]
     assert dialog.isVisible() and not dialog.isModal()
+    await until(lambda: dialog.armed, what="the allow buttons armed")
     assert "Echo" in dialog.body.text() and "shout" in dialog.body.text()
     assert "high" in dialog.risk.text()
     assert "text: loud" in dialog.arguments.toPlainText()

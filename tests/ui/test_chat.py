@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QPushButton
 from uihelpers import configured_settings, until
 
 from weclaw_desktop.agent import events as ev
-from weclaw_desktop.ui.chat_view import NoticeWidget
 
 
 async def test_send_marks_tool_exposed_running_succeeded_and_renders_answer(
@@ -48,11 +47,11 @@ async def test_send_marks_tool_exposed_running_succeeded_and_renders_answer(
     assert window.board.total_calls() == 1
 
     # the user's message, then the card, then the rendered answer
-    texts = [m.plain_text() for m in window.chat.messages]
+    texts = [window.chat.message_widget(m).plain_text() for m in window.chat.messages]
     assert texts[0] == "please echo hello"
     assert "The tool said hello." in texts[-1]
     assert "print('x')" in texts[-1]
-    html = window.chat.messages[-1].view.toHtml()
+    html = window.chat.message_widget(window.chat.messages[-1]).body.to_html()
     assert "<table" in html and "font-weight:700" in html  # table and bold rendered, not raw Markdown
     card = next(iter(window.chat.cards.values()))
     assert card.status.text().startswith("Succeeded")
@@ -73,11 +72,11 @@ async def test_streaming_renders_only_the_streaming_message_throttled(
     window = await make_window(configured_settings(fake_openai))
     await window.controller.send("one")
     await until(lambda: not window.composer.busy)
-    first = window.chat.messages[1]
+    first = window.chat.message_widget(window.chat.messages[1])
     renders_before = first.renders
     await window.controller.send("two")
     await until(lambda: not window.composer.busy)
-    streamed = window.chat.messages[-1]
+    streamed = window.chat.message_widget(window.chat.messages[-1])
     assert streamed.plain_text().split()[-1] == "word399"
     assert first.renders == renders_before  # finished messages are never re-rendered
     assert streamed.renders < 60  # 400 deltas, far fewer renders
@@ -92,14 +91,14 @@ async def test_stop_cancels_a_streaming_turn(make_window: Any, fake_openai: Fake
     assert window.composer.button.text() == "Stop"
     qtbot.mouseClick(window.composer.button, Qt.MouseButton.LeftButton)
     await until(lambda: not window.composer.busy, what="turn stopped")
-    notices = [w.text() for w in window.chat.findChildren(NoticeWidget)]
+    notices = [str(n.message) for n in window.chat.notices()]
     assert "Stopped." in notices
     assert window.composer.button.text() == "Send"
     # the session stays usable
     fake_openai.push(text_reply("fine again"))
     await window.controller.send("hello?")
     await until(lambda: not window.composer.busy)
-    assert window.chat.messages[-1].plain_text().strip() == "fine again"
+    assert window.chat.message_widget(window.chat.messages[-1]).plain_text().strip() == "fine again"
 
 
 async def test_stop_cancels_a_running_tool(make_window: Any, fake_openai: FakeOpenAI) -> None:

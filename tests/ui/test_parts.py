@@ -10,7 +10,7 @@ from PySide6.QtGui import QDropEvent
 from uihelpers import until
 
 from weclaw_desktop.paths import app_paths
-from weclaw_desktop.ui.chat_view import MessageWidget, stable_split
+from weclaw_desktop.ui.chat_view import MessageItem, MessageWidget, stable_split
 from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.markdown import Palette, Renderer
 
@@ -43,19 +43,49 @@ def test_stable_split_never_cuts_inside_a_code_fence() -> None:
 
 
 def test_streamed_message_matches_a_full_render(qtbot: Any) -> None:
-    text = "# Title\n\nSome **bold** text.\n\n- a\n- b\n\n```python\nx = 1\n\ny = 2\n```\n\nEnd."
-    streamed = MessageWidget("assistant")
+    """Streaming renders block-wise, and the end of the stream changes nothing visible: same text, same
+    paragraph gaps and the same height as the message rendered whole (no jump when the answer ends)."""
+    text = "# Title\n\nSome **bold** text.\n\n- a\n- b\n  - nested\n\n```python\nx = 1\n\ny = 2\n```\n\nEnd."
+    item = MessageItem.of("assistant", "", status="streaming")
+    streamed = MessageWidget(item, _renderer())
     qtbot.addWidget(streamed)
+    streamed.resize(600, 400)
+    heights = []
     for i in range(0, len(text), 3):
-        streamed.append(text[i : i + 3])
+        item.append(text[i : i + 3])
         streamed.render_now()
-    whole = MessageWidget("assistant", text)
+        heights.append(streamed.heightForWidth(600))
+    whole = MessageWidget(MessageItem.of("assistant", text), _renderer())
     qtbot.addWidget(whole)
-    assert [s.strip() for s in streamed.plain_text().split("\n") if s.strip()] == [
-        s.strip() for s in whole.plain_text().split("\n") if s.strip()
-    ]
+    lines = [s.strip() for s in streamed.plain_text().split("\n") if s.strip()]
+    assert lines == [s.strip() for s in whole.plain_text().split("\n") if s.strip()]
+    item.status = "complete"
+    before = streamed.heightForWidth(600)
     streamed.finish()
     assert streamed.plain_text() == whole.plain_text()
+    assert streamed.heightForWidth(600) == before == whole.heightForWidth(600)
+    # while streaming, a finished paragraph keeps its gap: the height before the last block arrived is the
+    # whole render's height without that block (up to the unfinished tail's own line)
+    assert max(heights) <= whole.heightForWidth(600) + 20
+
+
+def test_a_long_stream_renders_in_bounded_groups(qtbot: Any) -> None:
+    """A 60k-character answer: each render costs one group, finished groups are never rendered again,
+    and the text is complete and in order."""
+    from weclaw_desktop.ui.chat.markdown_view import GROUP_CHARS
+
+    item = MessageItem.of("assistant", "", status="streaming")
+    widget = MessageWidget(item, _renderer())
+    qtbot.addWidget(widget)
+    paragraphs = [f"paragraph {i} " + "word " * 40 for i in range(300)]
+    for p in paragraphs:
+        item.append(p + "\n\n")
+        widget.render_now()
+    views = widget.body.views
+    assert len(views) >= len("".join(paragraphs)) // (GROUP_CHARS + 300)
+    assert all(len(v.toPlainText()) < GROUP_CHARS + 400 for v in views)
+    shown = widget.plain_text()
+    assert shown.index("paragraph 0 ") < shown.index("paragraph 150 ") < shown.index("paragraph 299 ")
 
 
 async def test_qt_bridges_work(qtbot: Any) -> None:
@@ -128,3 +158,11 @@ def test_composer_enter_sends_shift_enter_adds_a_line_and_drops_attach_paths(qtb
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
     assert len(sent) == 1  # Enter does not send while a turn runs
     assert composer.button.text() == "Stop"
+
+
+def test_bare_urls_become_links_and_unsafe_ones_do_not() -> None:
+    """Bare URLs in an answer are clickable (linkify); javascript: and raw HTML stay text."""
+    html = _renderer().render("see https://example.com/a?b=1 and www.qq.com, not javascript:alert(1) <b>x</b>")
+    assert '<a href="https://example.com/a?b=1"' in html and '<a href="http://www.qq.com"' in html
+    assert "javascript:alert(1)" in html and 'href="javascript' not in html
+    assert "&lt;b&gt;" in html

@@ -40,7 +40,7 @@ async def test_new_rename_delete_search_and_reopen(make_window: Any, fake_openai
     # reopen the first chat: its messages come back from history
     window.sidebar.list.setCurrentRow(window.sidebar.ids().index(first))
     await until(lambda: c.session_id == first and len(window.chat.messages) == 2)
-    assert window.chat.messages[1].plain_text().strip() == "about invoices"
+    assert window.chat.message_widget(window.chat.messages[1]).plain_text().strip() == "about invoices"
 
     # delete asks first; No keeps it, Yes removes it
     box = window.sidebar.confirm_delete(first, "Invoices")

@@ -84,18 +84,33 @@ def test_bad_value_keeps_the_dialog_open_and_loses_nothing(qtbot: Any, memory_ke
 
 
 def test_remembered_approvals_can_be_revoked(qtbot: Any, memory_keyring: Any) -> None:
+    """Every "always allow" rule is listed with its scope (older plain function names as "this action")
+    and can be revoked; what is kept is saved as scoped rules."""
+    from weclaw_desktop.toolkit.approval import AllowRule
+
     settings = Settings()
-    settings.agent.approvals = settings.agent.approvals.model_copy(update={"remembered": ["echo_shout", "work_run"]})
+    folder = AllowRule(scope="folder", tool="file", function="file_delete", folder="/data/projects")
+    server = AllowRule(scope="server", tool="mcp_github")
+    settings.agent.approvals = settings.agent.approvals.model_copy(
+        update={"remembered": ["echo_shout", "work_run"], "always": [folder, server]}
+    )
     dialog = _dialog(qtbot, settings)
     page = dialog.approvals_page
-    assert [page.remembered.item(i).text() for i in range(2)] == ["echo_shout", "work_run"]
+    assert [page.remembered.item(i).text() for i in range(4)] == [
+        "echo → shout",
+        "work → run",
+        "file → delete in /data/projects",
+        "every tool of the MCP server github",
+    ]
     page.remembered.setCurrentRow(0)
     page.remembered.item(0).setSelected(True)
+    page.remembered.item(3).setSelected(True)
     page.revoke.click()
     page.rules[("gui", "high")].setCurrentIndex(page.rules[("gui", "high")].findData("deny"))
     assert dialog.save()
     saved = SettingsStore.open().settings.agent.approvals
-    assert saved.remembered == ["work_run"]
+    assert saved.remembered == []
+    assert [(r.scope, r.function) for r in saved.always] == [("function", "work_run"), ("folder", "file_delete")]
     assert saved.rules["gui"]["high"] == "deny"
 
 
@@ -143,5 +158,5 @@ async def test_first_run_shows_the_setup_panel_and_the_rest_works(
     fake_openai.push(text_reply("hello there"))
     await window.controller.send("hi")
     await until(lambda: not window.composer.busy)
-    assert window.chat.messages[-1].plain_text().strip() == "hello there"
+    assert window.chat.message_widget(window.chat.messages[-1]).plain_text().strip() == "hello there"
     assert fake_openai.headers[-1]["Authorization"] == "Bearer sk-first-run"

@@ -21,7 +21,6 @@ from uihelpers import until
 
 from weclaw_desktop.i18n import set_language
 from weclaw_desktop.settings import ModelCapabilitySettings, Settings
-from weclaw_desktop.ui.chat_view import NoticeWidget
 from weclaw_desktop.ui.thinking_block import ThinkingBlock
 
 R1 = "The user wants an echo. I will call echo_say with the text they gave. "
@@ -41,7 +40,10 @@ def _settings(server: RuleServer, **provider: Any) -> Settings:
 
 
 def blocks(window: Any) -> list[ThinkingBlock]:
-    return window.chat.findChildren(ThinkingBlock)
+    """The thinking blocks of the messages shown, in chat order (the chat makes widgets near the screen)."""
+    chat = window.chat
+    live = sorted(chat.live_widgets(), key=lambda iw: chat.index_of(iw[0]))
+    return [w.thinking for _item, w in live if isinstance(getattr(w, "thinking", None), ThinkingBlock)]
 
 
 async def test_thinking_streams_collapses_is_copyable_and_comes_back(make_window: Any) -> None:
@@ -66,7 +68,7 @@ async def test_thinking_streams_collapses_is_copyable_and_comes_back(make_window
         assert (first.text, second.text) == (R1, R2)
         assert all(b.state == "done" and not b.expanded and not b.body.isVisible() for b in (first, second))
         assert first.header_text().startswith("Thought for ") and first.elapsed_s > 0.3
-        answer = window.chat.messages[-1].plain_text().strip()
+        answer = window.chat.message_widget(window.chat.messages[-1]).plain_text().strip()
         assert answer == "It said hi." and "tool answered" not in answer
 
         first.toggle.click()
@@ -84,6 +86,7 @@ async def test_thinking_streams_collapses_is_copyable_and_comes_back(make_window
         await window.controller.new_session()
         assert blocks(window) == []
         await window.controller.open_session(sid)
+        await until(lambda: len(blocks(window)) == 2, what="restored blocks")
         restored = blocks(window)
         assert [b.text for b in restored] == [R1, R2]
         assert all(b.state == "done" and not b.expanded for b in restored)
@@ -117,7 +120,7 @@ async def test_model_without_tools_gets_a_notice(make_window: Any) -> None:
         window = await make_window(settings)
         await window.controller.send("list files")
         await until(lambda: not window.composer.busy, what="turn end")
-        notices = [n.text() for n in window.chat.findChildren(NoticeWidget)]
+        notices = [str(n.message) for n in window.chat.notices()]
         assert any("not supporting tools" in n for n in notices), notices
         assert "tools" not in server.requests[0]
     finally:

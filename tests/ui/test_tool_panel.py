@@ -104,7 +104,7 @@ async def test_calls_tab_lists_recent_calls_from_the_audit(make_window: Any, fak
     await window.controller.send("two calls")
     await until(lambda: not window.composer.busy)
     panel = window.tool_panel
-    assert panel.counter.text().startswith("2 calls · 0 running")
+    await until(lambda: panel.counter.text().startswith("2 calls · 0 running"), what="batched panel update")
     panel.tabs.setCurrentWidget(panel.calls)
     await until(lambda: panel.calls.topLevelItemCount() == 2, what="calls listed")
     rows = [[panel.calls.topLevelItem(i).text(c) for c in range(4)] for i in range(2)]

@@ -7,21 +7,19 @@ from typing import Any
 from fakeopenai import FakeOpenAI, call, error_reply, text_reply, tool_reply
 from uihelpers import configured_settings, until
 
-from weclaw_desktop.ui.chat_view import NoticeWidget
-
 
 async def test_a_provider_error_is_shown_and_the_chat_stays_usable(make_window: Any, fake_openai: FakeOpenAI) -> None:
     fake_openai.push(error_reply(401, "Incorrect API key provided"))
     window = await make_window(configured_settings(fake_openai))
     await window.controller.send("hello")
     await until(lambda: not window.composer.busy)
-    errors = [n.text() for n in window.chat.findChildren(NoticeWidget) if n.kind == "error"]
+    errors = [str(n.message) for n in window.chat.notices() if n.kind == "error"]
     assert len(errors) == 1 and "key" in errors[0].lower()
     assert window.composer.button.text() == "Send"
     fake_openai.push(text_reply("works now"))
     await window.controller.send("again")
     await until(lambda: not window.composer.busy)
-    assert window.chat.messages[-1].plain_text().strip() == "works now"
+    assert window.chat.message_widget(window.chat.messages[-1]).plain_text().strip() == "works now"
 
 
 async def test_phone_plug_in_points(make_window: Any, fake_openai: FakeOpenAI) -> None:

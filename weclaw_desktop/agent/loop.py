@@ -10,8 +10,10 @@ One turn answers one user message. Each round:
 3. the assistant message is stored (durable before anything else happens);
 4. the tool calls run concurrently through the :class:`Dispatcher` (the round boundary, validation,
    approval, hooks, timeouts, per-tool concurrency and audit live there) with the round's
-   :class:`Exposure` as the boundary and the turn's approval gate; each :class:`CallOutcome` is capped,
-   stored and emitted. The loop guard's refusals are outcomes of the same type (``Dispatcher.refuse``);
+   :class:`Exposure` as the boundary, the turn's approval gate and the round's provenance snapshot
+   (``agent/provenance.py``: what untrusted content the model had seen); each :class:`CallOutcome` is
+   capped, stored and emitted, and an untrusted result is added to the turn's provenance. The loop
+   guard's refusals are outcomes of the same type (``Dispatcher.refuse``);
 5. with no tool calls the answer is final; after ``max_rounds`` the turn stops with a message.
 
 The loop emits typed events (``agent/events.py``) to a callback and knows nothing about the CLI or GUI.
@@ -35,6 +37,7 @@ from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget,
 from weclaw_desktop.agent.history import HistoryStore, SessionBusy
 from weclaw_desktop.agent.history_context import conversation_before
 from weclaw_desktop.agent.prompt import system_prompt, user_language
+from weclaw_desktop.agent.provenance import ProvenanceStore, arguments_of, note_outcome, turn_provenance
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
 from weclaw_desktop.storage.faults import StorageError
@@ -45,7 +48,8 @@ from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
 from weclaw_desktop.toolkit.exposure import Exposure
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind
-from weclaw_desktop.toolkit.redact import redact
+from weclaw_desktop.toolkit.provenance import Provenance
+from weclaw_desktop.toolkit.redact import StreamRedactor, redact
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 log = logging.getLogger("weclaw.loop")
@@ -80,8 +84,10 @@ class AgentLoop:
         history: HistoryStore,
         tool_env: ToolEnv,
         options: LoopOptions | None = None,
+        provenance_store: ProvenanceStore | None = None,
     ) -> None:
         self.provider = provider
+        self.provenance_store = provenance_store
         self.dispatcher = dispatcher
         self.exposer = exposer
         self.history = history
@@ -101,10 +107,12 @@ class AgentLoop:
         run_id: str | None = None,
         origin: Origin = Origin.GUI,
         gate: ApprovalGate | None,
+        pasted: bool = False,
     ) -> ev.TurnDone:
         """One turn. ``gate`` asks the user about calls that need approval (None: no one can be asked,
-        so those calls are denied)."""
+        so those calls are denied). ``pasted``: the message holds text the user pasted (untrusted)."""
         turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate)
+        turn.pasted = pasted
         return await turn.run()
 
 
@@ -139,10 +147,13 @@ class _Turn:
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.partial: list[str] = []  # text streamed in the current round
+        self.shown = StreamRedactor()  # what of it the front end was shown (masked)
         self.partial_reasoning: list[str] = []  # thinking streamed in the current round
         self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
+        self.pasted = False
+        self.provenance = Provenance()
 
     # --- plumbing -----------------------------------------------------------------------------------
     def emit(self, event_type: type[ev.Event], **fields: Any) -> None:
@@ -230,6 +241,15 @@ class _Turn:
         recent = await loop.history.recent_tools(self.session_id)
         earlier = await conversation_before(loop.history, self.session_id, self.run_id)
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent, earlier))
+        self.provenance = await turn_provenance(
+            history,
+            loop.dispatcher.safety,
+            loop.provenance_store,
+            self.session_id,
+            self.run_id,
+            pasted=self.pasted,
+            text=self.text,
+        )
         prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
         self.messages = [{"role": "system", "content": prompt}, *history]
         withheld = await self._tools_withheld()
@@ -238,6 +258,7 @@ class _Turn:
             self.round_no += 1
             rnd = self._expose(exposure, withheld=withheld)
             self.partial = []
+            self.shown = StreamRedactor()
             self.partial_reasoning = []
             t0 = time.perf_counter()
             try:
@@ -260,10 +281,15 @@ class _Turn:
                     total_tokens=u.total_tokens,
                 )
             completion.text = clean_text(completion.text)  # lone surrogates from the model become U+FFFD
+            rest = self.shown.finish()
+            if rest:
+                self.emit(ev.TextDelta, text=rest)
+            answer = redact(completion.text)  # an answer that echoes a secret is masked when shown and stored
             calls = completion.tool_calls
             for c in calls:
                 c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
-            completion.reasoning = clean_text(completion.reasoning)
+            completion.reasoning = redact(clean_text(completion.reasoning))
+            completion.text = answer  # the stored, sent-back and shown answer is the masked one
             assistant = (
                 completion.message()
             )  # with its reasoning and opaque fields (the provider decides what goes back)
@@ -274,7 +300,7 @@ class _Turn:
                     self.session_id,
                     self.run_id,
                     self.round_no,
-                    completion.text,
+                    answer,
                     call_dicts,
                     refs=refs,
                     reasoning=completion.reasoning,
@@ -287,14 +313,14 @@ class _Turn:
             self.messages.append(assistant)
             self.emit(
                 ev.AssistantMessage,
-                text=completion.text,
+                text=answer,
                 tool_calls=call_dicts,
                 reasoning=completion.reasoning,
                 reasoning_ms=completion.reasoning_ms,
             )
             if not calls:
-                message = "" if completion.text else "The model returned an empty answer."
-                return self._done("completed", text=completion.text, message=message)
+                message = "" if answer else "The model returned an empty answer."
+                return self._done("completed", text=answer, message=message)
             tripped = await self._run_calls(calls, rnd, exposure)
             if tripped:
                 message = (
@@ -315,13 +341,15 @@ class _Turn:
             piece, self._high = piece[:-1], piece[-1]
         piece = clean_text(piece)
         self.partial.append(piece)
-        self.emit(ev.TextDelta, text=piece)
+        shown = self.shown.feed(piece)  # held back to the last word, so a token is masked before it shows
+        if shown:
+            self.emit(ev.TextDelta, text=shown)
 
     # --- reasoning models (see agent/provider/) --------------------------------------------------------
     def _on_reasoning(self, piece: str) -> None:
         piece = clean_text(piece)  # lone surrogates show as U+FFFD (a pair split across deltas shows two)
         self.partial_reasoning.append(piece)
-        self.emit(ev.ReasoningDelta, text=piece)
+        self.emit(ev.ReasoningDelta, text=redact(piece))  # the whole thought is masked again when it ends
 
     def _on_retract(self, text: str) -> None:
         """Streamed answer text was thinking (an implicit ``<think>``): it moves to the reasoning."""
@@ -405,6 +433,7 @@ class _Turn:
         registry = self.loop.registry
         tripped = ""
         jobs = []
+        seen = self.provenance.snapshot()  # this round's calls were written before its results came
         for c in calls:
             ref = registry.resolve(c.name)
             self.emit(
@@ -419,7 +448,7 @@ class _Turn:
                 tripped = tripped or c.name
                 jobs.append(self._stop_repeated(c))
             else:
-                jobs.append(self._call(c, rnd, exposure))
+                jobs.append(self._call(c, rnd, exposure, seen))
         outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
@@ -452,7 +481,7 @@ class _Turn:
         )
         await self._store_result(c, outcome)
 
-    async def _call(self, c: AssembledCall, rnd: Exposure, exposure: TurnExposure) -> None:
+    async def _call(self, c: AssembledCall, rnd: Exposure, exposure: TurnExposure, seen: Provenance) -> None:
         loop = self.loop
 
         def observe(stage: StageEvent) -> None:
@@ -485,8 +514,14 @@ class _Turn:
                 )
 
         outcome = await loop.dispatcher.dispatch(
-            ToolCall(c.id, c.name, c.arguments), self._context(c), gate=self.gate, offered=rnd, observer=observe
+            ToolCall(c.id, c.name, c.arguments),
+            self._context(c),
+            gate=self.gate,
+            offered=rnd,
+            observer=observe,
+            provenance=seen,
         )
+        note_outcome(self.provenance, outcome, arguments_of(c.arguments), loop.dispatcher.safety)
         if outcome.tool:
             if outcome.error not in _NOT_NOTED:
                 exposure.note_result(outcome.tool, outcome.action, outcome.result)
@@ -552,8 +587,8 @@ class _Turn:
 
     # --- failure paths --------------------------------------------------------------------------------
     async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
-        partial = "".join(self.partial) or exc.partial
-        thought = "".join(self.partial_reasoning) or exc.partial_reasoning
+        partial = redact("".join(self.partial) or exc.partial)
+        thought = redact("".join(self.partial_reasoning) or exc.partial_reasoning)
         if partial or thought:
             await self.durable(
                 self.loop.history.add_assistant(
@@ -574,8 +609,8 @@ class _Turn:
         """Stop: record what happened. Runs while the task is being cancelled, so it must not block long."""
         if self.writes:
             await asyncio.gather(*list(self.writes), return_exceptions=True)
-        partial = "".join(self.partial)
-        thought = "".join(self.partial_reasoning)
+        partial = redact("".join(self.partial))
+        thought = redact("".join(self.partial_reasoning))
         message = "Stopped by the user."
         try:
             if partial or thought:

@@ -51,17 +51,27 @@ from weclaw_desktop.agent.audit_sink import SqliteAudit
 from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, StoredMessage, StoredToolCall
 from weclaw_desktop.agent.logs import setup_logging
 from weclaw_desktop.agent.loop import AgentLoop, LoopOptions
+from weclaw_desktop.agent.provenance import ProvenanceStore
 from weclaw_desktop.agent.provider import Capabilities, Provider, ProviderConfig, StreamTimeouts, ThinkingChoice
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
-from weclaw_desktop.secrets import API_KEY_ENV, SecretStore, take_env_secrets
+from weclaw_desktop.secrets import (
+    API_KEY_ENV,
+    SecretStore,
+    join_url_password,
+    split_url_password,
+    take_env_secrets,
+    url_password_name,
+)
 from weclaw_desktop.settings import SECTIONS, Settings, SettingsChange, SettingsStore
 from weclaw_desktop.storage.db import Database
-from weclaw_desktop.toolkit.approval import ApprovalGate
+from weclaw_desktop.toolkit.approval import AllowRule, ApprovalGate
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.base import Origin, ToolEnv
 from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.hooks import Hooks
+from weclaw_desktop.toolkit.pathclass import Places
+from weclaw_desktop.toolkit.redact import register_secret
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.tools._db import shared_database
 
@@ -166,6 +176,7 @@ class AgentRuntime:
         self._turns: dict[str, TurnHandle] = {}  # session id -> running turn
         self._retired: list[Provider] = []  # replaced by apply_settings; closed in close()
         self._unsubscribe: Callable[[], None] = lambda: None
+        self._store: SettingsStore | None = None
 
     # --- construction ---------------------------------------------------------------------------------
     @classmethod
@@ -213,6 +224,7 @@ class AgentRuntime:
             hooks=hooks,
             audit=audit,
             availability=lambda: AvailabilityContext(has_secret=secrets.has),
+            places=_places(settings, paths),
         )
         # tool_search names only tools the exposure computation says can be offered now (not hidden or
         # switched-off ones); the dispatcher's policy is read at call time, so a Settings change applies at once.
@@ -227,6 +239,7 @@ class AgentRuntime:
             history=history,
             tool_env=_tool_env(settings, paths, db),
             options=_options(settings),
+            provenance_store=ProvenanceStore(db),
         )
         runtime = cls(
             settings=settings,
@@ -245,14 +258,49 @@ class AgentRuntime:
             api_key_override=api_key,
         )
         loop.provider = Provider(runtime.provider_config())
+        dispatcher.remember_rule = runtime.remember_rule
+        dispatcher.safety.resolvers["device"] = runtime._device_name
+        runtime._store = store
         if store is not None:
             runtime._unsubscribe = store.subscribe(runtime._settings_changed, SECTIONS)
         return runtime
 
+    async def _device_name(self, wanted: str) -> str:
+        """For approval summaries: the paired phone a send would go to ("Pixel 7")."""
+        bridge = self.registry.bridge("companion")
+        if bridge is None:
+            return wanted
+        devices = await bridge.list_devices()
+        if wanted:
+            key = wanted.strip().casefold()
+            match = [d for d in devices if d.id == wanted.strip() or key in d.name.casefold()]
+            return match[0].name if len(match) == 1 else wanted
+        online = [d for d in devices if d.online]
+        return max(online or devices, key=lambda d: d.last_seen).name if devices else wanted
+
+    def remember_rule(self, rule: AllowRule) -> None:
+        """Keep an "always allow" the user chose at the gate: saved through the settings store (the GUI's,
+        whose subscription then puts it in use; for ``weclaw chat`` a store on the same file, so only this
+        change is written, not the command line's overrides) and in use now."""
+        self.dispatcher.approval_policy = self.dispatcher.approval_policy.with_rule(rule)
+        if self._store is None:
+            self.settings.agent.approvals = self.settings.agent.approvals.with_rule(rule)  # our own copy
+
+        def add(settings: Settings) -> None:
+            settings.agent.approvals = settings.agent.approvals.with_rule(rule)
+
+        try:
+            (self._store or SettingsStore.open(self.paths)).update(add)
+        except (OSError, ValueError):
+            log.exception("could not save the 'always allow' rule for %s", rule.function or rule.tool)
+
     def provider_config(self) -> ProviderConfig:
         p = self.settings.provider
+        url, typed = split_url_password(p.base_url)  # an old settings.json may still hold one: it is used
+        password = typed or self.secrets.get(url_password_name(p.api_key_name)) if "@" in p.base_url else None
+        register_secret(password)
         return ProviderConfig(
-            base_url=p.base_url,
+            base_url=join_url_password(url, password) if password else p.base_url,
             model=p.model,
             api_key=self.api_key(),
             timeout_s=p.timeout_s,
@@ -322,6 +370,8 @@ class AgentRuntime:
             self.loop.tool_env = _tool_env(settings, self.paths, self.db)
         if "agent" in changed:
             self.dispatcher.approval_policy = settings.agent.approvals
+        if changed & {"companion", "tools"}:
+            self.dispatcher.safety.set_places(_places(settings, self.paths))
             self.loop.exposer = make_exposer(self.registry, settings.agent.exposure)
         if changed & {"agent", "ui"}:
             self.loop.options = _options(settings)
@@ -339,10 +389,12 @@ class AgentRuntime:
         on_event: EventCallback | None = None,
         gate: ApprovalGate | None = None,
         origin: Origin | None = None,
+        pasted: bool = False,
     ) -> TurnHandle:
         """Start a turn as an asyncio Task and return at once. Must be called on the event loop.
 
-        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`."""
+        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`. ``pasted``: the text
+        holds something the user pasted (it counts as untrusted content for the rest of the chat)."""
         running = self._turns.get(session_id)
         if running is not None and running.running:
             raise TurnInProgress("A reply is still being written in this conversation; stop it or wait.")
@@ -356,6 +408,7 @@ class AgentRuntime:
             run_id=handle.run_id,
             origin=origin or self.origin,
             gate=gate if gate is not None else self.gate,
+            pasted=pasted,
         )
         handle.task = asyncio.get_running_loop().create_task(coro, name=f"turn-{handle.run_id}")
         self._turns[session_id] = handle
@@ -435,6 +488,12 @@ def _options(settings: Settings) -> LoopOptions:
         circuit_failures=a.circuit_breaker_failures,
         language=settings.ui.language,
     )
+
+
+def _places(settings: Settings, paths: AppPaths) -> Places:
+    """The app's folders for tools.json's path classes ({incoming}, {outputs}, {data}...)."""
+    incoming = Path(settings.companion.incoming_dir).expanduser() if settings.companion.incoming_dir else None
+    return Places.default(paths, incoming=incoming, outputs=settings.outputs_dir(paths))
 
 
 def _tool_env(settings: Settings, paths: AppPaths, db: Database) -> ToolEnv:

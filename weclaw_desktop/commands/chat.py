@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.terminal import LineReader, TerminalGate
 from weclaw_desktop.i18n import tr
+from weclaw_desktop.secrets import env_secret
 from weclaw_desktop.toolkit.approval import ApprovalGate, AutoApprove, AutoDeny
 from weclaw_desktop.toolkit.base import Origin, ToolStatus
 
@@ -103,7 +104,7 @@ async def _main(args: argparse.Namespace) -> int:
         settings.agent.exposure = args.exposure
     if args.deny_risky:
         settings.agent.approvals.rules["cli"] = {"low": "allow", "medium": "deny", "high": "deny"}
-    if args.api_key_env and not os.environ.get(args.api_key_env):
+    if args.api_key_env and not env_secret(args.api_key_env):
         return _fail(tr("cli.chat.no_env", name=args.api_key_env), 2)
     if not settings.provider.configured:
         return _fail(tr("cli.chat.no_endpoint"), 2)

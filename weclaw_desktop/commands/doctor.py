@@ -19,6 +19,7 @@ from typing import Any
 
 from weclaw_desktop import i18n
 from weclaw_desktop.i18n import tr
+from weclaw_desktop.toolkit.redact import redact
 
 
 @dataclass
@@ -199,7 +200,7 @@ async def _endpoint(args: argparse.Namespace, settings: Any, env_keys: dict[str,
     try:
         detail = await provider.check()
     except ProviderError as exc:
-        return Check("endpoint", "fail", f"{base_url}: {exc.message}")
+        return Check("endpoint", "fail", f"{redact(base_url)}: {redact(exc.message)}")
     finally:
         await provider.close()
-    return Check("endpoint", "ok", tr("cli.doctor.endpoint_ok", url=base_url, detail=detail))
+    return Check("endpoint", "ok", tr("cli.doctor.endpoint_ok", url=redact(base_url), detail=detail))

@@ -59,6 +59,30 @@ PLACEHOLDER_ACTION = "not_connected"
 MAX_DESCRIPTION = 1024
 
 
+def mcp_safety(
+    trusted: bool,
+    server: str,
+    annotations: dict[str, types.ToolAnnotations | None],
+    declared: dict[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
+    """The tools.json ``safety`` of a server's tools (#13): results untrusted unless the user marked the
+    server trusted; each tool has the effects its annotations give (``annotations.meaning``) and, failing
+    closed, sends data out unless the server says ``openWorldHint: false`` (the MCP default is true)."""
+    label = {"en": f"used the MCP server {server}", "zh": f"使用了 MCP 服务器 {server}"}
+    actions: dict[str, Any] = {}
+    for action, notes in annotations.items():
+        effects = set((declared or {}).get(action, ()))
+        if notes is None or notes.open_world_hint is not False:
+            effects.add("sends-data-out")
+        actions[action] = {"effects": [{"effect": e} for e in sorted(effects)]}
+    return {
+        "results": "trusted" if trusted else "untrusted",
+        "source": label,
+        "effects": [{"effect": "sends-data-out"}],
+        "actions": actions,
+    }
+
+
 class McpTool(BaseTool):
     def __init__(self, connection: McpConnection) -> None:
         super().__init__(name=tool_name(connection.name))
@@ -200,6 +224,7 @@ class McpTool(BaseTool):
         en += f". Tools: {names}" if names else ""
         zh = f"MCP 服务器“{self.server}”的工具" + (f"：{names}" if names else "")
         action_risk = {a.name: a.risk.value for a in self._actions if a.risk is not None}
+        tools = {t.name: t for t in self.connection.tools}
         return ToolSpec.model_validate(
             {
                 "module": __name__,
@@ -211,6 +236,12 @@ class McpTool(BaseTool):
                 "action_risk": action_risk,
                 # The call's own timeout answers first, with a clearer message; this is the backstop.
                 "timeout_s": min(settings.timeout_s + 5, 86400),
+                "safety": mcp_safety(
+                    settings.trusted,
+                    self.server,
+                    {a: tools[o].annotations for a, o in self._originals.items() if o in tools},
+                    self.effects,
+                ),
                 "config": {
                     "server": self.server,
                     "transport": settings.transport,

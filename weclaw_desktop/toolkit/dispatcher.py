@@ -1,8 +1,13 @@
 """The dispatcher: one path for every tool call, built-in, plugin or MCP.
 
 function name -> (tool, action) -> offered in this round? -> availability and policy -> parse JSON
-arguments -> validate -> approval -> before hooks -> execute with the tool's timeout and concurrency
-limit -> after hooks -> audit.
+arguments -> validate -> effects and provenance -> approval -> before hooks -> execute with the tool's
+timeout and concurrency limit -> after hooks -> audit.
+
+The approval step applies the provenance rule (#13): the call's effects come from tools.json
+(:class:`~weclaw_desktop.toolkit.effects.SafetyModel`); when the round's :class:`Provenance` says untrusted
+content is in the conversation and an effect is one of ``safety.after_untrusted``, the user is asked
+whatever the risk, the "always allow" rules and the session approvals say (a ``deny`` still wins).
 
 :meth:`Dispatcher.dispatch` takes the approval gate and the round's boundary (the :class:`Exposure` the
 model was offered, or :data:`NO_ROUND` for callers that are not the model) as arguments and returns a
@@ -14,6 +19,7 @@ and re-raised.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import uuid
@@ -25,6 +31,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from weclaw_desktop.toolkit.approval import (
+    AllowRule,
     ApprovalDecision,
     ApprovalGate,
     ApprovalPolicy,
@@ -43,12 +50,16 @@ from weclaw_desktop.toolkit.base import (
     ToolStatus,
 )
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
+from weclaw_desktop.toolkit.effects import SafetyModel
 from weclaw_desktop.toolkit.exposure import Exposure, ExposurePlanner, Offered
 from weclaw_desktop.toolkit.hooks import HookCall, Hooks
 from weclaw_desktop.toolkit.jsonargs import ArgumentsError, parse_arguments
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind, kind_of_status
+from weclaw_desktop.toolkit.pathclass import Places
 from weclaw_desktop.toolkit.policy import Policy
+from weclaw_desktop.toolkit.provenance import Provenance
 from weclaw_desktop.toolkit.registry import FunctionRef, ToolLoadError, ToolRegistry
+from weclaw_desktop.toolkit.request import UNKNOWN_SOURCE, approval_request
 
 log = logging.getLogger("weclaw.dispatch")
 
@@ -162,8 +173,11 @@ class Dispatcher:
         hooks: Hooks | None = None,
         audit: AuditSink | None = None,
         availability: Callable[[], AvailabilityContext] | None = None,
+        places: Places | None = None,
     ) -> None:
         self.registry = registry
+        #: tools.json's trust and effects declarations, evaluated (the approval step and the loop use it).
+        self.safety = SafetyModel(registry, places)
         self.policy = policy or Policy()
         self.approval_policy = approval_policy or ApprovalPolicy()
         self.session_approvals = session_approvals or SessionApprovals()
@@ -173,6 +187,8 @@ class Dispatcher:
         #: The one exposure computation, on this dispatcher's policy and availability (the loop, tool_search).
         self.exposure = ExposurePlanner(registry, policy=lambda: self.policy, availability=lambda: self.availability())
         self._semaphores: dict[str, asyncio.Semaphore] = {}
+        #: Called with an "always allow" rule the user chose at the gate (the runtime saves it in settings).
+        self.remember_rule: Callable[[AllowRule], None] | None = None
 
     async def dispatch(
         self,
@@ -182,16 +198,22 @@ class Dispatcher:
         gate: ApprovalGate | None,
         offered: Offered,
         observer: Observer | None = None,
+        provenance: Provenance | None = None,
     ) -> CallOutcome:
         """Run one call through the whole pipeline. Never raises except for cancellation.
 
         ``gate`` asks a person when a call needs approval (None: no one can be asked, so such calls are
         denied). ``offered`` is the round's boundary: the :class:`Exposure` the model was offered, whose
-        other functions are refused, or ``NO_ROUND`` for a caller that is not the model.
+        other functions are refused, or ``NO_ROUND`` for a caller that is not the model. ``provenance`` is
+        what the model had seen when it wrote the call (the loop passes the round's snapshot); in a model
+        round without one, the provenance is unknown and counts as untrusted (fail closed). Outside a
+        model round (``NO_ROUND``) None means no model, so no untrusted content.
         """
         state = _State(call, observer or (lambda event: None))
+        if provenance is None and isinstance(offered, Exposure):
+            provenance = Provenance(sources=[UNKNOWN_SOURCE])
         try:
-            result = await self._pipeline(call, ctx, state, gate, offered)
+            result = await self._pipeline(call, ctx, state, gate, offered, provenance)
         except asyncio.CancelledError:
             state.error = ErrorKind.CANCELLED
             outcome = state.outcome(ToolResult.fail("The call was cancelled by the user.", status=ToolStatus.CANCELLED))
@@ -213,7 +235,13 @@ class Dispatcher:
         state.notify(StageEvent(Stage.FINISHED, state.call, state.ref, result=outcome.result, outcome=outcome))
 
     async def _pipeline(
-        self, call: ToolCall, ctx: ToolContext, state: _State, gate: ApprovalGate | None, offered: Offered
+        self,
+        call: ToolCall,
+        ctx: ToolContext,
+        state: _State,
+        gate: ApprovalGate | None,
+        offered: Offered,
+        provenance: Provenance | None,
     ) -> ToolResult:
         ref = self.registry.resolve(call.name)
         if ref is None:
@@ -250,16 +278,7 @@ class Dispatcher:
         if isinstance(params, list):
             return state.fail(ErrorKind.INVALID_ARGUMENTS, _invalid(call.name, params))
 
-        request = ApprovalRequest(
-            tool=ref.tool,
-            action=ref.action,
-            function=call.name,
-            arguments=parsed,
-            risk=state.risk,
-            origin=ctx.origin,
-            session_id=ctx.session_id,
-            call_id=call.id,
-        )
+        request = approval_request(self.safety, call.id, call.name, ref, parsed, state.risk, ctx, provenance)
         approval = await self._approve(request, ctx, gate, state, forced_reason=None)
         if not approval.decision.allowed:
             return self._denied(call.name, approval, state)
@@ -316,12 +335,15 @@ class Dispatcher:
         call, ref, notify = state.call, state.ref, state.notify
         result: ApprovalResult | None = None
         if forced_reason is None:
-            rule, source = self.approval_policy.decide(request)
+            policy = self.approval_policy
+            rule, source = policy.decide(request)
             if rule == "deny":
                 result = ApprovalResult(ApprovalDecision.DENY, decided_by=source, note="denied by policy")
+            elif request.gated:
+                pass  # untrusted content came in and this call sends data out / persists / reads secrets: ask
             elif rule == "allow":
                 result = ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=source)
-            elif call.name in self.approval_policy.remembered:
+            elif policy.allow_rule_for(request) is not None:
                 result = ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=DecidedBy.REMEMBERED)
             elif self.session_approvals.is_allowed(ctx.session_id, call.name):
                 result = ApprovalResult(ApprovalDecision.ALLOW_ONCE, decided_by=DecidedBy.SESSION)
@@ -333,10 +355,16 @@ class Dispatcher:
             )
         if result is None:
             assert gate is not None
+            summary = await self.safety.describe(request.tool, request.action, request.arguments)
+            request = dataclasses.replace(request, summary=summary)
             notify(StageEvent(Stage.AWAITING_APPROVAL, call, ref, arguments=request.arguments, risk=request.risk))
             result = await gate.request(request)
             if result.decision is ApprovalDecision.ALLOW_SESSION:
                 self.session_approvals.remember(ctx.session_id, call.name)
+            elif result.decision is ApprovalDecision.ALLOW_ALWAYS and result.remember is not None:
+                self.approval_policy = self.approval_policy.with_rule(result.remember)
+                if self.remember_rule is not None:  # the runtime stores it in the settings
+                    self.remember_rule(result.remember)
             if result.decision.allowed:
                 notify(
                     StageEvent(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -80,6 +82,10 @@ class Display(StrictModel):
     name: LocalizedText
     icon: str = "tool"
     category: str = "general"
+    actions: dict[str, LocalizedText] = Field(
+        default_factory=dict, description="What people call each action (the chat's tool cards show it)"
+    )
+    monospace: bool = Field(default=False, description="Show the tool's output in a fixed-width font (commands, code)")
 
 
 _SIGNAL_KEYS = ["bridge", "config", "secret", "env", "module", "platform", "allOf", "anyOf", "not"]
@@ -109,6 +115,158 @@ def _check_requirement(data: Any, path: str = "requires") -> None:
         _check_requirement(data[key], f"{path}.not")
 
 
+class Effect(StrEnum):
+    """What an action can do that matters once untrusted content is in the conversation (#13)."""
+
+    READS_PRIVATE_DATA = "reads-private-data"  # credentials, the clipboard, the screen, earlier chats
+    SENDS_DATA_OUT = "sends-data-out"  # egress: a request to an address the user did not write, e-mail, the phone
+    PERSISTS = "persists"  # changes what runs later: startup files, autostart, cron, PATH, ~/.ssh, git hooks
+
+
+class Trust(StrEnum):
+    """Whether a tool's results may carry someone else's instructions (a web page, an MCP server, a file
+    from the phone, the clipboard) or only what the user's own computer and choices produced."""
+
+    TRUSTED = "trusted"
+    UNTRUSTED = "untrusted"
+
+
+class EffectDecl(StrictModel):
+    """One effect of an action. Without ``paths_in`` / ``urls`` it always holds."""
+
+    effect: Effect
+    paths_in: list[str] = Field(
+        default_factory=list,
+        description="Holds only when a path argument lies in one of these path classes (safety.paths)",
+    )
+    args: list[str] = Field(
+        default_factory=list, description="The path arguments paths_in looks at (default: the action's 'paths')"
+    )
+    urls: list[str] = Field(
+        default_factory=list,
+        description="Arguments holding URLs or addresses: holds unless each was written by the user in this chat",
+    )
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> EffectDecl:
+        if self.paths_in and self.urls:
+            raise ValueError("an effect has either paths_in or urls, not both")
+        if self.args and not self.paths_in:
+            raise ValueError("'args' only goes with 'paths_in'")
+        return self
+
+
+class ActionSafety(StrictModel):
+    """An action's trust and effects; a field left out takes the tool's value."""
+
+    paths: list[str] | None = Field(
+        default=None, description="Arguments that hold a path or a list of paths (folder scopes, summaries)"
+    )
+    results: Trust | None = Field(default=None, description="Whether the results may carry others' instructions")
+    untrusted_in: list[str] = Field(
+        default_factory=list, description="Results are untrusted when a path argument lies in one of these classes"
+    )
+    source: LocalizedText | None = Field(
+        default=None, description="What the chat did, for the approval reason ('read a web page')"
+    )
+    effects: list[EffectDecl] | None = None
+    summary: LocalizedText | None = Field(
+        default=None,
+        description="Plain words for the approval dialog; {fact:argument} fields, e.g. 'delete {count:path} in {parent:path}'",
+    )
+
+
+class ToolSafety(ActionSafety):
+    """A tool's safety declaration: defaults for its actions, and per-action overrides."""
+
+    actions: dict[str, ActionSafety] = Field(default_factory=dict)
+
+    def of(self, action: str) -> ActionSafety:
+        """The action's declaration with the tool's values filled in."""
+        own = self.actions.get(action)
+        base = ActionSafety(
+            paths=self.paths,
+            results=self.results,
+            untrusted_in=self.untrusted_in,
+            source=self.source,
+            effects=self.effects,
+            summary=self.summary,
+        )
+        if own is None:
+            return base
+        # only what the action set explicitly replaces the tool's value (as model objects, not dicts)
+        return base.model_copy(update={name: getattr(own, name) for name in own.model_fields_set})
+
+
+class PathClass(StrictModel):
+    """A class of paths, per platform. Entries: '~/...' or '{place}/...' prefixes (a path is the entry or
+    inside it), 'name:GLOB' (the file name matches), '**/a/b' (the parts a/b appear anywhere in the path).
+    Places: {PATH} (each folder on PATH), {data}, {config}, {logs}, {cache}, {incoming}, {outputs},
+    {xdg_config}, {xdg_data}, {appdata}, {localappdata}, {programdata}."""
+
+    label: LocalizedText
+    any: list[str] = Field(default_factory=list)
+    linux: list[str] = Field(default_factory=list)
+    darwin: list[str] = Field(default_factory=list)
+    windows: list[str] = Field(default_factory=list)
+
+    def entries(self, platform: str) -> list[str]:
+        key = "windows" if platform.startswith("win") else "darwin" if platform == "darwin" else "linux"
+        return [*self.any, *getattr(self, key)]
+
+
+class CommandHint(StrictModel):
+    """A shell or Python snippet matching ``pattern`` (a case-insensitive regex) is described by ``phrase``."""
+
+    pattern: str
+    phrase: LocalizedText
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern {value!r} is not a valid regular expression: {exc}") from None
+        return value
+
+
+def _all_effects() -> list[Effect]:
+    return list(Effect)
+
+
+class SafetyRules(StrictModel):
+    """The provenance rule and the data it uses, declared once."""
+
+    after_untrusted: list[Effect] = Field(
+        default_factory=_all_effects,
+        description="Once untrusted content is in the conversation, calls with these effects always ask the user",
+    )
+    paths: dict[str, PathClass] = Field(default_factory=dict)
+    commands: list[CommandHint] = Field(default_factory=list)
+
+
+def secrets_in(requirement: Any) -> set[str]:
+    """The keyring entries an availability expression asks for."""
+    if requirement is None:
+        return set()
+    data = requirement.model_dump(by_alias=True) if isinstance(requirement, BaseModel) else requirement
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("secret"), str):
+                found.add(node["secret"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data)
+    return found
+
+
 class ToolSpec(StrictModel):
     """One tool's declaration."""
 
@@ -128,8 +286,15 @@ class ToolSpec(StrictModel):
         default_factory=dict, description="Extra availability per action (e.g. an optional dependency)"
     )
     config: dict[str, Any] = Field(default_factory=dict)
+    secrets: dict[str, LocalizedText] = Field(
+        default_factory=dict,
+        description="Keyring entries the tool reads (name -> what people call it); Settings > Tools asks for them",
+    )
     depends_on: list[str] = Field(default_factory=list, description="Tools exposed together with this one")
     always_on: bool = Field(default=False, description="Exposed with every request (meta tools)")
+    safety: ToolSafety | None = Field(
+        default=None, description="Trust of the results and effects of the actions (None: trusted, no effects)"
+    )
 
     @field_validator("requires", mode="before")
     @classmethod
@@ -152,12 +317,27 @@ class ToolSpec(StrictModel):
             stray = sorted(set(getattr(self, field_name)) - set(self.actions))
             if stray:
                 raise ValueError(f"{field_name} names actions that are not in 'actions': {', '.join(stray)}")
+        if self.safety is not None:
+            stray = sorted(set(self.safety.actions) - set(self.actions))
+            if stray:
+                raise ValueError(f"safety.actions names actions that are not in 'actions': {', '.join(stray)}")
+        stray = sorted(set(self.display.actions) - set(self.actions))
+        if stray:
+            raise ValueError(f"display.actions names actions that are not in 'actions': {', '.join(stray)}")
         if len(set(self.actions)) != len(self.actions):
             raise ValueError("'actions' lists an action twice")
         return self
 
     def risk_of(self, action: str) -> Risk:
         return self.action_risk.get(action, self.risk)
+
+    def all_secrets(self) -> dict[str, LocalizedText]:
+        """Every keyring entry the tool uses: the declared ones, and those its availability asks for."""
+        out = dict(self.secrets)
+        for req in [self.requires, *self.action_requires.values()]:
+            for name in sorted(secrets_in(req)):
+                out.setdefault(name, LocalizedText(en=name))
+        return out
 
 
 class Keywords(StrictModel):
@@ -230,6 +410,7 @@ class Manifest(StrictModel):
     intents: dict[str, IntentSpec] = Field(default_factory=dict)
     profiles: dict[str, list[str]] = Field(default_factory=lambda: {"full": ["*"]})
     exposure: ExposureSettings = Field(default_factory=ExposureSettings)
+    safety: SafetyRules = Field(default_factory=SafetyRules)
 
     @field_validator("tools")
     @classmethod

@@ -19,6 +19,7 @@ class ApprovalDecision(StrEnum):
 
     ALLOW_ONCE = "allow_once"
     ALLOW_SESSION = "allow_session"
+    ALLOW_ALWAYS = "allow_always"  # with a scope (ApprovalResult.remember): stored as an AllowRule
     DENY = "deny"
 
     @property
@@ -33,7 +34,8 @@ class DecidedBy(StrEnum):
     - ``POLICY``: the user's settings decided without asking: the approval table (origin x risk said allow
       or deny), or the tool policy (the tool is switched off, on the deny list or outside the profile).
     - ``RULE``: a per-tool or per-function approval rule (``ApprovalPolicy.tool_rules``).
-    - ``REMEMBERED``: an "always allow" the user chose earlier (``ApprovalPolicy.remembered``).
+    - ``REMEMBERED``: an "always allow" the user chose earlier (an ``AllowRule`` in ``ApprovalPolicy.always``,
+      or a function in ``ApprovalPolicy.remembered``).
     - ``SESSION``: "allow for this session" chosen earlier in the same session.
     - ``HOOK``: a before hook blocked the call (the hook's name is in ``CallOutcome.hook``).
     - ``NO_GATE``: the call needed a person but there is no one to ask (no gate), so it was denied.

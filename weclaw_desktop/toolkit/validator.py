@@ -27,6 +27,7 @@ from weclaw_desktop.toolkit.registry import (
     ToolRegistry,
     function_name,
 )
+from weclaw_desktop.toolkit.summary import FACTS, fields
 
 FUNCTION_NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -101,6 +102,7 @@ def validate_manifest(manifest: Manifest) -> Report:
     checks.append(_references(manifest))
     checks.append(_keywords(manifest))
     checks.append(_profiles(manifest))
+    checks.append(_safety(manifest, classes))
     return Report(checks)
 
 
@@ -352,3 +354,54 @@ def _profiles(manifest: Manifest) -> Check:
             if not any(fnmatchcase(t, pattern) for t in manifest.tools):
                 check.warnings.append(f"profile {name}: '{pattern}' matches no tool")
     return check.finish(len(manifest.profiles), "profiles")
+
+
+def _safety(manifest: Manifest, classes: dict[str, type[BaseTool]]) -> Check:
+    """tools.json's trust and effects declarations (#13): present for every enabled tool, naming real
+    arguments, declared path classes and known summary facts."""
+    check = Check("safety")
+    known_classes = set(manifest.safety.paths)
+    count = 0
+    for tool, spec in manifest.tools.items():
+        if not spec.enabled:
+            continue
+        count += 1
+        if spec.safety is None:
+            check.warnings.append(f"{tool} declares no 'safety' (its results count as trusted, with no effects)")
+            continue
+        params = _params_by_action(classes.get(tool))
+        for action_name in spec.actions:
+            decl = spec.safety.of(action_name)
+            where = f"{tool}.{action_name}"
+            names = params.get(action_name)
+            wanted = [*(decl.paths or [])]
+            for effect in decl.effects or []:
+                wanted += [*effect.args, *effect.urls]
+                for cls_name in effect.paths_in:
+                    if cls_name not in known_classes:
+                        check.problems.append(f"{where}: effect {effect.effect} names unknown path class '{cls_name}'")
+                if effect.paths_in and not (effect.args or decl.paths):
+                    check.problems.append(f"{where}: effect {effect.effect} has paths_in but no path arguments")
+            for cls_name in decl.untrusted_in:
+                if cls_name not in known_classes:
+                    check.problems.append(f"{where}: untrusted_in names unknown path class '{cls_name}'")
+            if decl.summary is not None:
+                for fact, arg in fields(decl.summary):
+                    if fact not in FACTS:
+                        check.problems.append(
+                            f"{where}: summary uses unknown fact '{fact}' (known: {', '.join(sorted(FACTS))})"
+                        )
+                    wanted.append(arg)
+            if names is not None:
+                for arg in sorted(set(wanted) - names):
+                    check.problems.append(f"{where}: safety names argument '{arg}', which the action does not have")
+    return check.finish(count, "tools declare trust and effects consistently")
+
+
+def _params_by_action(cls: type[BaseTool] | None) -> dict[str, set[str]]:
+    if cls is None:
+        return {}
+    try:
+        return {a.name: set(a.params.model_fields) for a in cls.action_defs()}
+    except TypeError:
+        return {}

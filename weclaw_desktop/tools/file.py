@@ -386,16 +386,31 @@ class FileTool(BaseTool):
         trashed = await asyncio.to_thread(self._clear_target, target, params.overwrite, src)
         stop = threading.Event()
         progress = threadsafe_progress(ctx)
+        skipped: list[Path] = []
         try:
-            count = await asyncio.to_thread(ops.copy_any, src, target, stop=stop, progress=progress)
+            count = await asyncio.to_thread(
+                ops.copy_any, src, target, stop=stop, progress=progress, skip=guard.skip_protected, skipped=skipped
+            )
         except asyncio.CancelledError:
             stop.set()
             raise
         what = f"{count} files" if src.is_dir() else human_size(target.stat().st_size)
         extra = " The file it replaced was moved to the trash." if trashed else ""
+        if skipped:
+            shown = ", ".join(str(p) for p in skipped[:5]) + (" …" if len(skipped) > 5 else "")
+            extra += (
+                f" {len(skipped)} protected items (keys, passwords, deleted files or WeClaw's own data) were "
+                f"left out: {shown}."
+            )
         return ToolResult.ok(
             f"Copied {src} to {target} ({what}).{extra}",
-            data={"source": str(src), "destination": str(target), "files": count, "replaced": trashed},
+            data={
+                "source": str(src),
+                "destination": str(target),
+                "files": count,
+                "replaced": trashed,
+                "skipped_protected": len(skipped),
+            },
             files=[target] if target.is_file() else [],
         )
 
@@ -406,6 +421,7 @@ class FileTool(BaseTool):
     async def move(self, params: TransferParams, ctx: ToolContext) -> ToolResult:
         guard = PathGuard(ctx)
         src = guard.resolve(params.source, must_exist=True, for_write=True, keep_link=True)
+        await asyncio.to_thread(guard.refuse_protected_inside, src, "moved")
         target = self._target(guard, src, params)
         trashed = await asyncio.to_thread(self._clear_target, target, params.overwrite, src)
         await asyncio.to_thread(shutil.move, str(src), str(target))
@@ -421,7 +437,9 @@ class FileTool(BaseTool):
         "A non-empty folder needs recursive=true."
     )
     async def delete(self, params: DeleteParams, ctx: ToolContext) -> ToolResult:
-        path = PathGuard(ctx).resolve(params.path, must_exist=True, for_write=True, keep_link=True)
+        guard = PathGuard(ctx)
+        path = guard.resolve(params.path, must_exist=True, for_write=True, keep_link=True)
+        await asyncio.to_thread(guard.refuse_protected_inside, path, "deleted")
         if path.is_dir() and not path.is_symlink():
             with os.scandir(path) as it:
                 non_empty = any(True for _ in it)

@@ -245,10 +245,14 @@ def copy_any(
     *,
     stop: threading.Event,
     progress: Callable[[float | None, str], None],
+    skip: Callable[[Path], bool] | None = None,
+    skipped: list[Path] | None = None,
 ) -> int:
     """Copy a file or a folder tree to ``target`` (which must not exist). Returns the files copied.
 
-    A folder copy that fails or is stopped halfway removes what it created, so no half copy is left.
+    ``skip(path)`` leaves a file or folder of the tree out (pathguard's protected paths); what it left
+    out is appended to ``skipped``. A folder copy that fails or is stopped halfway removes what it
+    created, so no half copy is left.
     """
     if src.is_file():
         shutil.copy2(src, target)
@@ -265,8 +269,16 @@ def copy_any(
         progress(min(done / total, 1.0), f"copied {done} of {total} files")
         return str(result)
 
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        if skip is None:
+            return set()
+        left_out = {n for n in names if skip(Path(folder) / n)}
+        if skipped is not None:
+            skipped.extend(Path(folder) / n for n in sorted(left_out))
+        return left_out
+
     try:
-        shutil.copytree(src, target, symlinks=True, copy_function=copy_one)
+        shutil.copytree(src, target, symlinks=True, copy_function=copy_one, ignore=ignore)
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise

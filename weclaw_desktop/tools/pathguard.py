@@ -9,8 +9,12 @@ with a :class:`ToolError` that says why and what to do:
   ``ctx.outputs_dir`` is always allowed. Containment is checked after resolving ``..`` and symlinks, so
   ``~/../etc/passwd`` and a link that points out of the root are both refused.
 - Denied folders are never touched, even inside an allowed root: SSH/GPG/cloud credentials, keyrings,
-  browser profiles (cookies, saved passwords) on Windows, macOS and Linux, and WeClaw's own database and
-  config. The check is done on the path as written and on the resolved path.
+  browser profiles (cookies, saved passwords) on Windows, macOS and Linux, the Trash (what was deleted
+  must not be read back from there), and WeClaw's own data, settings, log and cache folders (its outputs
+  and incoming folders excepted). The check is done on the path as written and on the resolved path.
+- Whole trees: a folder that *contains* a denied path is not moved or deleted as a whole
+  (:meth:`PathGuard.refuse_protected_inside`), and copying or zipping it leaves the protected parts out,
+  saying so (:meth:`PathGuard.skip_protected`), so ``~/.config`` cannot carry ``~/.config/gcloud`` out.
 - Windows drive paths (``C:\\Users\\me``) work on Windows; on macOS/Linux they get a clear error instead of
   silently becoming a file named ``C:\\Users\\me`` in the home folder.
 - A name that is not valid in the file-system encoding (GBK bytes on a UTF-8 Linux) is shown to the model
@@ -22,6 +26,7 @@ Use :func:`resolve_user_path` for one path, or a :class:`PathGuard` when walking
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -97,6 +102,10 @@ _DENIED_IN_APPDATA: tuple[str, ...] = (
 )
 
 
+def _fold(text: str) -> str:
+    return text.casefold() if _CASE_INSENSITIVE else text
+
+
 def _key(path: PurePath) -> tuple[str, ...]:
     parts = path.parts
     return tuple(p.casefold() for p in parts) if _CASE_INSENSITIVE else parts
@@ -133,11 +142,27 @@ def denied_paths(home: Path | None = None) -> list[Path]:
         roaming_bases.append(Path(os.environ["APPDATA"]))
     found += [base / rel for base in local_bases for rel in _DENIED_IN_LOCALAPPDATA]
     found += [base / rel for base in roaming_bases for rel in _DENIED_IN_APPDATA]
+    found += trash_folders(home)
     found += _weclaw_private()
     return found
 
 
+#: Folder names that are a Trash wherever they are (other volumes' trash folders, Windows' recycle bin).
+_DENIED_NAMES: tuple[str, ...] = ("$Recycle.Bin", ".Trashes", ".Trash-*", "RECYCLER")
+
+
+def trash_folders(home: Path | None = None) -> list[Path]:
+    """The user's trash folders: what was deleted must not be read back (freedesktop, macOS)."""
+    home = home or home_folder()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    found = [home / ".local" / "share" / "Trash", home / ".Trash"]
+    if xdg:
+        found.append(Path(xdg) / "Trash")
+    return found
+
+
 def _weclaw_private() -> list[Path]:
+    """WeClaw's own folders: its database, settings, logs and cache (outputs and incoming are excepted)."""
     from weclaw_desktop.paths import app_paths
 
     paths = app_paths()
@@ -149,8 +174,19 @@ def _weclaw_private() -> list[Path]:
         db.with_name(db.name + "-journal"),
         db.with_name(db.name + "-locks"),  # storage/locks.py: a process that opened it could drop the locks
         db.parent / "damaged",  # storage/db.py keeps damaged databases there: the same private data
+        paths.data,
         paths.config,
+        paths.logs,
+        paths.cache,
     ]
+
+
+def _weclaw_open() -> list[Path]:
+    """Folders inside WeClaw's data folder that tools work in (created files, files from the phone)."""
+    from weclaw_desktop.paths import app_paths
+
+    paths = app_paths()
+    return [paths.outputs, paths.incoming]
 
 
 class PathGuard:
@@ -165,6 +201,8 @@ class PathGuard:
         denied = denied_paths(self.home)
         self._denied: list[Path] = _unique([_lexical(d) for d in denied] + [_real(d) for d in denied])
         self._denied_keys: dict[tuple[str, ...], Path] = {_key(d): d for d in self._denied}
+        opened = [*_weclaw_open(), Path(ctx.outputs_dir).expanduser()]
+        self._open: list[Path] = _unique([_lexical(o) for o in opened] + [_real(o) for o in opened])
         real_home = _real(self.home)
         self.base = real_home if any(is_within(real_home, r) for r in self.roots) else self.roots[0]
 
@@ -174,9 +212,43 @@ class PathGuard:
         key = _key(path)
         for n in range(1, len(key) + 1):
             hit = self._denied_keys.get(key[:n])
-            if hit is not None:
+            if hit is not None and not any(is_within(path, o) and is_within(o, hit) for o in self._open):
                 return hit
+        for i, part in enumerate(path.parts):
+            if any(fnmatch.fnmatchcase(_fold(part), _fold(name)) for name in _DENIED_NAMES):
+                return Path(*path.parts[: i + 1])
         return None
+
+    # --- whole trees -------------------------------------------------------------------------------
+    def protected_inside(self, folder: Path) -> list[Path]:
+        """Denied paths that exist inside ``folder`` (checked as written and resolved), excepted folders
+        (outputs, incoming) left out; ``folder`` itself is checked by :meth:`resolve`."""
+        if not folder.is_dir() or folder.is_symlink():
+            return []
+        probes = _unique([_lexical(folder), _real(folder)])
+        found: list[Path] = []
+        for denied in self._denied:
+            inside = any(is_within(denied, p) and denied != p for p in probes)
+            if inside and os.path.lexists(denied) and not any(is_within(denied, o) for o in self._open):
+                found.append(denied)
+        return _unique(found)
+
+    def refuse_protected_inside(self, folder: Path, verb: str) -> None:
+        """Raise when ``folder`` holds protected paths: it cannot be moved or deleted as a whole."""
+        inside = self.protected_inside(folder)
+        if inside:
+            shown = ", ".join(str(p) for p in inside[:3]) + (" …" if len(inside) > 3 else "")
+            raise ToolError(
+                f"{folder} cannot be {verb} as a whole: it contains protected folders ({shown}) that hold keys, "
+                "passwords, deleted files or WeClaw's own data. Nothing was changed. Work on the other files in "
+                "it one by one, or ask the user to do this by hand."
+            )
+
+    def skip_protected(self, path: Path) -> bool:
+        """For walks (copy, zip): True when ``path`` found inside a tree must be left out."""
+        return self.denied_match(_lexical(path)) is not None or (
+            path.is_symlink() and self.denied_match(_real(path)) is not None
+        )
 
     def is_denied(self, path: Path) -> bool:
         return self.denied_match(_lexical(path)) is not None or self.denied_match(_real(path)) is not None

@@ -18,15 +18,10 @@ import os
 from collections.abc import Mapping
 
 from weclaw_desktop.frozen import child_environ
-from weclaw_desktop.toolkit.redact import known_secrets
+from weclaw_desktop.toolkit.redact import ALWAYS_SECRET_NAMES, SECRET_NAME_PARTS, is_secret_name, known_secrets
 
-ALWAYS_REMOVED = frozenset({"WECLAW_API_KEY", "OPENAI_API_KEY"})
-SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-
-
-def is_secret_name(name: str) -> bool:
-    upper = name.upper()
-    return upper in ALWAYS_REMOVED or any(part in upper for part in SECRET_NAME_PARTS)
+ALWAYS_REMOVED = ALWAYS_SECRET_NAMES  # the names are declared once, in toolkit.redact (secrets.py uses them too)
+__all__ = ["ALWAYS_REMOVED", "SECRET_NAME_PARTS", "is_secret_name", "removed_names", "safe_env"]
 
 
 def safe_env(base: Mapping[str, str] | None = None, *, extra: Mapping[str, str] | None = None) -> dict[str, str]:

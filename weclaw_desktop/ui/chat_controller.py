@@ -16,12 +16,16 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.transcript import load_transcript
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
+
+#: Chats per sidebar page (the sidebar asks for the next page when scrolled to its end).
+PAGE = 100
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime, TurnHandle
@@ -33,6 +37,7 @@ class ChatController(QObject):
     tokens_changed = Signal(int)
     turn_state_changed = Signal(bool)  # running
     event_received = Signal(object)  # every turn event, after the widgets handled it
+    session_shown = Signal(str)  # a chat (or a new empty one) is now what the chat area shows
 
     def __init__(
         self,
@@ -59,13 +64,15 @@ class ChatController(QObject):
         self.tokens: dict[str, int] = {}
         self._tasks = TaskSet("UI", on_error=lambda exc: self.chat.add_notice(_error_text(exc), "error"))
         self._query = ""
-        composer.send_requested.connect(lambda text: self.spawn(self.send(text)))
+        self._opening = ""
+        composer.send_requested.connect(lambda text: self.spawn(self.send(text, pasted=composer.submitted_pasted)))
         composer.stop_requested.connect(self.stop)
         sidebar.new_requested.connect(lambda: self.spawn(self.new_session()))
         sidebar.selected.connect(lambda sid: self.spawn(self.open_session(sid)))
         sidebar.rename_requested.connect(lambda sid, title: self.spawn(self.rename(sid, title)))
         sidebar.delete_requested.connect(lambda sid: self.spawn(self.delete(sid)))
         sidebar.search_changed.connect(lambda q: self.spawn(self.refresh_sessions(q)))
+        sidebar.more_requested.connect(lambda: self.spawn(self.more_sessions()))
 
     # --- tasks ----------------------------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -87,11 +94,13 @@ class ChatController(QObject):
         return self.runtime
 
     async def _open_latest(self) -> None:
+        """At start-up: show the latest chat with its content (loaded off the UI thread, so the window is
+        usable meanwhile). Nothing is continued invisibly: the chat sent to is the chat shown."""
         runtime = await self.ready()
-        sessions = await runtime.list_sessions()
+        sessions = await runtime.history.list_sessions(PAGE, 0)
         if sessions and not self.session_id:
             await self.open_session(sessions[0].id)
-        self.sidebar.set_sessions(sessions, self.session_id)
+        self.sidebar.set_sessions(sessions, self.session_id, more=len(sessions) == PAGE)
 
     # --- sessions -------------------------------------------------------------------------------
     async def refresh_sessions(self, query: str | None = None) -> None:
@@ -105,7 +114,17 @@ class ChatController(QObject):
                 seen.setdefault(hit.session_id, _Hit(hit.session_id, hit.title, hit.created_at, hit.snippet))
             self.sidebar.set_sessions(list(seen.values()), self.session_id, searching=True)
         else:
-            self.sidebar.set_sessions(await runtime.list_sessions(), self.session_id)
+            shown = max(PAGE, self.sidebar.count())  # keep the pages the user has scrolled through
+            sessions = await runtime.history.list_sessions(shown, 0)
+            self.sidebar.set_sessions(sessions, self.session_id, more=len(sessions) == shown)
+
+    async def more_sessions(self) -> None:
+        """The next page of chats (the sidebar was scrolled to its end)."""
+        runtime = await self.ready()
+        if self._query:
+            return
+        page = await runtime.history.list_sessions(PAGE, self.sidebar.count())
+        self.sidebar.add_sessions(page, more=len(page) == PAGE)
 
     async def new_session(self) -> str:
         runtime = await self.ready()
@@ -116,19 +135,30 @@ class ChatController(QObject):
         return info.id
 
     async def open_session(self, session_id: str) -> None:
+        """Show a stored chat as it was: messages, tool cards, notices, stopped and unfinished marks."""
         runtime = await self.ready()
-        messages = await runtime.load_messages(session_id)
-        self._show_session(session_id, [(m.role, m.content, m.reasoning, m.reasoning_ms) for m in messages])
+        self._opening = session_id
+        transcript = await load_transcript(runtime.db, session_id)  # off the UI thread; reasoning included
+        if self._opening != session_id:
+            return  # another chat was chosen meanwhile
         running = runtime.running_turn(session_id)
+        self.session_id = session_id
+        self.sidebar.set_current(session_id)
+        self.board.reset_session()
+        self.chat.load_transcript(transcript, running_here=[running.run_id] if running is not None else [])
+        self.tokens_changed.emit(self.tokens.get(session_id, 0))
         self.handle = running
         self.composer.set_busy(running is not None)
+        self.session_shown.emit(session_id)
 
-    def _show_session(self, session_id: str, items: list[tuple[str, str, str, int]]) -> None:
+    def _show_session(self, session_id: str, items: list[tuple[str, str]]) -> None:
+        self._opening = session_id
         self.session_id = session_id
         self.sidebar.set_current(session_id)
         self.board.reset_session()
         self.chat.load_history(items)
         self.tokens_changed.emit(self.tokens.get(session_id, 0))
+        self.session_shown.emit(session_id)
 
     async def rename(self, session_id: str, title: str) -> None:
         runtime = await self.ready()
@@ -144,10 +174,12 @@ class ChatController(QObject):
             self.composer.set_busy(False)
             self.chat.clear()
             self.board.reset_session()
+            self.session_shown.emit("")
         await self.refresh_sessions()
 
     # --- turns ----------------------------------------------------------------------------------
-    async def send(self, text: str) -> TurnHandle | None:
+    async def send(self, text: str, *, pasted: bool = False) -> TurnHandle | None:
+        """Start a turn. ``pasted``: the text holds something pasted (untrusted content for the chat)."""
         if not self._is_configured():
             self._on_not_configured()
             self.composer.edit.setPlainText(text)
@@ -164,7 +196,9 @@ class ChatController(QObject):
         self.turn_state_changed.emit(True)
         session_id = self.session_id
         try:
-            handle = runtime.start_turn(session_id, text, on_event=lambda e: self._on_event(session_id, e))
+            handle = runtime.start_turn(
+                session_id, text, on_event=lambda e: self._on_event(session_id, e), pasted=pasted
+            )
         except Exception as exc:  # TurnInProgress and the like: say it, keep the text
             self.composer.set_busy(False)
             self.turn_state_changed.emit(False)

@@ -1,363 +1,448 @@
-"""The conversation: one widget per message and per tool call, rendered from typed turn events.
+"""The conversation view: items (messages, tool-call cards, notices) in a virtualised column.
 
-Streaming never re-renders the transcript: text deltas go to the one message being streamed, whose
-Markdown is re-rendered at most every :data:`RENDER_INTERVAL_MS` (a single-shot timer), and finished
-messages are never touched again.
+Architecture (see also /docs in the closing note of #17):
+
+- **Items are the truth, widgets are views.** :class:`ChatView` keeps the open chat as a list of items
+  (``ui/chat/items.py``: :class:`MessageItem`, :class:`CallItem`, :class:`NoticeItem`) and makes widgets
+  only for those on and near the screen (``ui/chat/column.py``). Opening a chat of 5,000 messages makes
+  a dozen widgets; leaving it drops them all. A widget can be destroyed and made again at any time.
+- **Per-message widget API** (for message actions, thinking blocks, attachment chips, timestamps):
+  :class:`MessageWidget` (``ui/chat/message_widget.py``) has three slots — ``top`` (the "Thinking"
+  block), ``chips`` (attachments), ``actions`` (the action bar) — and a timestamp tooltip. Fill them in a
+  decorator: ``unsubscribe = chat.add_message_decorator(fn)``; ``fn(widget)`` runs for every message
+  widget made (now and later, after scrolling or a theme change), reads ``widget.item`` and keeps its state
+  in ``widget.item.data``. Decorators must be cheap (they run while scrolling) and must not keep the widget.
+- **Item API**: :meth:`add_message` / :meth:`add_user` / :meth:`add_notice` / :meth:`add_card` append;
+  :meth:`insert_item`, :meth:`remove_item`, :meth:`replace_text` (e.g. paging a branch) and
+  :meth:`item_changed` (anything else: the widget is made again) change; :meth:`widget_for` gives the live
+  widget (made if asked); :meth:`scroll_to` brings an item on screen; :meth:`message_items`,
+  :meth:`last_user_item`; the ``edit_last_requested`` signal (Up in an empty composer, see the window).
+- **Streaming**: text deltas are appended to the current item in O(1); one timer renders the streaming
+  message at most every 60 ms (120 ms past 60k characters), and a render costs at most one group of
+  ~3,000 characters (``ui/chat/markdown_view.py``); nothing else is touched while a turn streams. At the
+  end of a turn only that turn's cards are refreshed.
+- **Restore**: :meth:`load_transcript` shows a stored chat as it was (``agent/transcript.py``): messages
+  with their cut-off/stopped marks, every tool card with status, arguments, result and files, notices for
+  turns that ended in an error, were stopped, hit a limit or were interrupted.
+- **Theme and language**: :meth:`restyle` (called on a theme change) renders every live widget again in
+  the new palette; widgets retranslate themselves on LanguageChange and items hold :class:`Text`.
 """
 
 from __future__ import annotations
 
-import html
-import math
-from collections.abc import Iterable
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QEvent, Qt, QTimer, QUrl
-from PySide6.QtGui import QDesktopServices, QResizeEvent, QTextBlockFormat, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QScrollArea,
-    QSizePolicy,
-    QTextBrowser,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.transcript import ShownCall, ShownMessage, Transcript, TurnEnd
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.toolkit.registry import ToolRegistry
-from weclaw_desktop.ui import theme
-from weclaw_desktop.ui.markdown import Palette, Renderer
+from weclaw_desktop.ui.chat.column import VirtualColumn
+from weclaw_desktop.ui.chat.items import CallItem, ChatItem, MessageItem, NoticeItem
+from weclaw_desktop.ui.chat.markdown_view import MarkdownView, content_resized, markdown_renderer, stable_split
+from weclaw_desktop.ui.chat.message_widget import RENDER_INTERVAL_MS, MessageWidget
+from weclaw_desktop.ui.chat.notice import NoticeWidget
+from weclaw_desktop.ui.markdown import Renderer
 from weclaw_desktop.ui.thinking_block import ThinkingBlock
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
-from weclaw_desktop.ui.translation import mark_content
 
-RENDER_INTERVAL_MS = 60
-#: A finished message up to this size is rendered once more as a whole (exact Markdown across blocks);
-#: longer ones keep their block-wise streamed rendering, so finishing never stalls the UI.
-FULL_RENDER_LIMIT = 20_000
+__all__ = [
+    "CallItem",
+    "ChatView",
+    "MarkdownView",
+    "MessageItem",
+    "MessageWidget",
+    "NoticeItem",
+    "NoticeWidget",
+    "ToolCallCard",
+    "stable_split",
+]
 
+#: Rendered HTML of finished messages kept for widgets made again while scrolling.
+HTML_CACHE = 400
+#: Messages pre-rendered after a chat opens (newest first): the screens above the end; older ones render
+#: when scrolled to.
+PRERENDER = 120
+#: Keys of a message item's ``data`` for its thinking (the block is made again from them).
+THINKING = "thinking"  # live | done | stopped
+THINKING_T0 = "thinking_t0"
+THINKING_OPEN = "thinking_open"
+REASONING_PARTS = "reasoning_parts"  # the thinking streamed so far, joined when it ends
+MessageDecorator = Callable[[MessageWidget], None]
 
-def stable_split(text: str) -> int:
-    """Where the finished Markdown blocks of a streaming text end: after the last blank line that is
-    not inside an open code fence. Everything before it will not change when more text arrives."""
-    end = text.rfind("\n\n")
-    while end > 0:
-        head = text[:end]
-        fences = sum(1 for line in head.split("\n") if line.lstrip().startswith(("```", "~~~")))
-        if fences % 2 == 0:
-            return end + 2
-        end = text.rfind("\n\n", 0, end)
-    return 0
-
-
-def markdown_renderer() -> Renderer:
-    c = theme.colors()
-    return Renderer(Palette(text=c.text, muted=c.muted, code_bg=c.code_bg, border=c.border, link=c.link, dark=c.dark))
-
-
-class MarkdownView(QTextBrowser):
-    """A read-only rich-text view as tall as its content (no inner scroll bar)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setOpenLinks(False)
-        self.anchorClicked.connect(self._open_link)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; border: none; padding: 0; }")
-        self.document().setDocumentMargin(2)
-        c = theme.colors()
-        self.document().setDefaultStyleSheet(
-            f"p {{ margin-top: 0px; margin-bottom: 8px; }} h1 {{ font-size: x-large; }} "
-            f"h2 {{ font-size: large; }} h3 {{ font-size: medium; }} pre {{ font-family: monospace; }} "
-            f"a {{ color: {c.link}; }} li {{ margin-bottom: 2px; }}"
-        )
-        # a bound method (not a lambda): Qt disconnects it when this view is destroyed, so the layout's
-        # last size change during destruction cannot call into a deleted widget
-        self.document().documentLayout().documentSizeChanged.connect(self._size_changed)
-
-    @staticmethod
-    def _open_link(url: QUrl) -> None:
-        if url.scheme().lower() in ("http", "https", "mailto", "file"):
-            QDesktopServices.openUrl(url)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        width = self.viewport().width()
-        if event.oldSize().width() != event.size().width() and self.document().textWidth() != width:
-            self.document().setTextWidth(width)  # a height change (while streaming) needs no relayout
-        self._fit()
-
-    def _size_changed(self, _size: object) -> None:
-        self._fit()
-
-    def _fit(self) -> None:
-        height = math.ceil(self.document().size().height()) + 2
-        if self.height() != height:
-            self.setFixedHeight(height)
+#: How a turn that did not simply complete is marked in a restored chat.
+TURN_MARKS = {
+    "cancelled": ("chat.stopped", "warning"),
+    "max_rounds": ("chat.done.max_rounds", "warning"),
+    "loop_guard": ("chat.done.loop_guard", "warning"),
+    "interrupted": ("chat.interrupted", "warning"),
+    "running": ("chat.running_elsewhere", "info"),
+}
 
 
-class MessageWidget(QWidget):
-    """One chat message. Assistant messages stream: :meth:`append` then :meth:`finish`."""
+class ChatView(VirtualColumn):
+    edit_last_requested = Signal(object)  # MessageItem: the user's last message, to edit and resend
+    _prerendered = Signal(int, int, str)  # generation, item key, HTML (from the pre-render thread)
 
-    def __init__(self, role: str, text: str = "", renderer: Renderer | None = None, parent: QWidget | None = None):
-        super().__init__(parent)
-        mark_content(self)  # the user's and the model's words
-        self.role = role
-        self.text = text
-        self._renderer = renderer or markdown_renderer()
-        self._stable_len = 0  # characters of text already rendered as finished blocks
-        self._tail_pos = 0  # document position where the still-changing tail starts
-        self._streaming = False
-        self.renders = 0  # how many times the Markdown was rendered (the bench and tests read it)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(RENDER_INTERVAL_MS)
-        self._timer.timeout.connect(self.render_now)
-
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        self.bubble = QFrame()
-        self.bubble.setObjectName("UserBubble" if role == "user" else "Bubble")
-        inner = QVBoxLayout(self.bubble)
-        inner.setContentsMargins(14, 10, 14, 8)
-        inner.setSpacing(2)
-        self.view = MarkdownView()
-        inner.addWidget(self.view)
-        if role == "user":
-            row.addStretch(1)
-            self.bubble.setMaximumWidth(640)
-            self.bubble.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-            row.addWidget(self.bubble, 4)
-        else:
-            row.addWidget(self.bubble, 1)
-        self.render_now()
-
-    def append(self, delta: str) -> None:
-        self.text += delta
-        self._streaming = True
-        if not self._timer.isActive():
-            self._timer.start()
-
-    def set_text(self, text: str) -> None:
-        self.text = text
-        self.render_now()
-
-    def finish(self) -> None:
-        self._timer.stop()
-        if self._streaming and len(self.text) > FULL_RENDER_LIMIT:
-            self._render_incremental()
-        else:
-            self._streaming = False
-            self.render_now()
-        self._streaming = False
-
-    def render_now(self) -> None:
-        self._timer.stop()
-        if self._streaming and self.role != "user":
-            self._render_incremental()
-            return
-        self._stable_len = self._tail_pos = 0
-        if self.role == "user":
-            body = html.escape(self.text).replace("\n", "<br>")
-            self.view.setHtml(f"<p>{body}</p>")
-        else:
-            self.view.setHtml(self._renderer.render(self.text))
-        self.renders += 1
-
-    def _render_incremental(self) -> None:
-        """Render only what changed: newly finished blocks are appended once, the tail is replaced."""
-        doc = self.view.document()
-        if self._stable_len == 0 and self._tail_pos == 0:
-            doc.clear()
-        cursor = QTextCursor(doc)
-        split = stable_split(self.text)
-        if split > self._stable_len:
-            self._replace_tail(cursor, "")
-            cursor.insertHtml(self._renderer.render(self.text[self._stable_len : split]))
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            self._tail_pos = cursor.position()
-            self._stable_len = split
-        self._replace_tail(cursor, self._renderer.render(self.text[self._stable_len :]))
-        self.renders += 1
-
-    def _replace_tail(self, cursor: QTextCursor, html: str) -> None:
-        cursor.setPosition(self._tail_pos)
-        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
-        if html:
-            cursor.insertHtml(html)
-
-    def plain_text(self) -> str:
-        return self.view.toPlainText()
-
-
-class NoticeWidget(QLabel):
-    """A one-line notice in the chat. Made from a :class:`Text`, it follows a language change."""
-
-    def __init__(self, text: str | Text, kind: str = "info", parent: QWidget | None = None) -> None:
-        super().__init__(str(text), parent)
-        self.message = text
-        c = theme.colors()
-        color = {"error": c.danger, "warning": c.warning}.get(kind, c.muted)
-        self.kind = kind
-        self.setWordWrap(True)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setStyleSheet(f"color:{color}; padding: 4px 12px;")
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange and isinstance(self.message, Text):
-            self.setText(str(self.message))
-        super().changeEvent(event)
-
-
-class ChatView(QScrollArea):
     def __init__(
         self, registry: ToolRegistry, board: ToolBoard, actions: CardActions, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
+        super().__init__(self._make_widget, parent)
         self.registry = registry
         self.board = board
         self.card_actions = actions
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._body = QWidget()
-        self._body.setObjectName("ChatBody")
-        self._layout = QVBoxLayout(self._body)
-        self._layout.setContentsMargins(24, 18, 24, 18)
-        self._layout.setSpacing(12)
-        self._layout.addStretch(1)
-        self.setWidget(self._body)
         self._renderer = markdown_renderer()
-        self.cards: dict[str, ToolCallCard] = {}
-        self.messages: list[MessageWidget] = []
-        self.current: MessageWidget | None = None
-        self.thinking: ThinkingBlock | None = None  # the thinking of the message being streamed
-        self._stick = True
+        self._decorators: list[MessageDecorator] = []
+        self._html: OrderedDict[int, str] = OrderedDict()
+        self.calls: dict[str, CallItem] = {}
+        self.current: MessageItem | None = None  # the message streaming now
+        self._turn_calls: list[str] = []  # call ids of the running turn
         self._last_error = ""
-        self.verticalScrollBar().rangeChanged.connect(self._range_changed)
-        self.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self._stream = QTimer(self)
+        self._stream.setSingleShot(True)
+        self._stream.setInterval(RENDER_INTERVAL_MS)
+        self._stream.timeout.connect(self._render_stream)
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
+        self._generation = 0  # bumped when the chat or the theme changes: stale pre-renders are dropped
+        self._prerendered.connect(self._store_prerendered)
 
-    # --- layout helpers -------------------------------------------------------------------------
-    def _add(self, widget: QWidget) -> None:
-        self._layout.insertWidget(self._layout.count() - 1, widget)
+    # --- the widget factory ---------------------------------------------------------------------
+    def _make_widget(self, item: ChatItem) -> QWidget:
+        if isinstance(item, MessageItem):
+            widget = MessageWidget(item, self._renderer, html=self._html.get(item.key))
+            if item.role != "user" and not item.streaming and widget.rendered_html is not None:
+                self._remember_html(item.key, widget.rendered_html)
+            if item.role == "assistant" and (item.reasoning or item.data.get(THINKING)):
+                self._add_thinking(widget)
+            for decorate in list(self._decorators):
+                decorate(widget)
+            return widget
+        if isinstance(item, CallItem):
+            return ToolCallCard(item.call, self.registry, self.card_actions, item=item)
+        if isinstance(item, NoticeItem):
+            return NoticeWidget(item)
+        raise TypeError(f"no widget for {type(item).__name__}")
 
-    def _scrolled(self, value: int) -> None:
-        bar = self.verticalScrollBar()
-        self._stick = value >= bar.maximum() - 24
+    def _remember_html(self, key: int, html: str) -> None:
+        self._html[key] = html
+        self._html.move_to_end(key)
+        while len(self._html) > HTML_CACHE:
+            self._html.popitem(last=False)
 
-    def _range_changed(self, _lo: int, hi: int) -> None:
-        if self._stick:
-            self.verticalScrollBar().setValue(hi)
+    # --- pre-rendering: Markdown -> HTML in a worker thread, newest first ----------------------------
+    def _prerender(self) -> None:
+        """Render the open chat's assistant messages to HTML off the UI thread (newest first), so a widget
+        made while scrolling only lays the HTML out."""
+        self._generation += 1
+        generation = self._generation
+        todo = [
+            (i.key, i.text)
+            for i in reversed(self.items)
+            if isinstance(i, MessageItem) and i.role != "user" and not i.streaming and i.key not in self._html
+        ][:PRERENDER]
+        if not todo:
+            return
+        palette = self._renderer.palette
+        signal = self._prerendered
 
-    def scroll_to_end(self) -> None:
-        self._stick = True
-        self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+        def work() -> None:
+            renderer = Renderer(palette)
+            for key, text in todo:
+                if self._generation != generation:
+                    return
+                try:
+                    signal.emit(generation, key, renderer.render(text))
+                except RuntimeError:  # the view is gone
+                    return
+                time.sleep(0.002)  # let the UI thread have the GIL between messages
 
+        threading.Thread(target=work, name="chat-prerender", daemon=True).start()
+
+    def _store_prerendered(self, generation: int, key: int, html: str) -> None:
+        if generation == self._generation and key not in self._html:
+            self._remember_html(key, html)
+
+    # --- the model's thinking (ui/thinking_block.py) in the message's top slot ------------------------
+    def _add_thinking(self, widget: MessageWidget) -> ThinkingBlock:
+        item = widget.item
+        state = item.data.get(THINKING, "done")
+        text = "".join(item.data.get(REASONING_PARTS, [])) or item.reasoning
+        live = state != "done"
+        block = ThinkingBlock(text, live=live, elapsed_ms=item.reasoning_ms)
+        if live and THINKING_T0 in item.data:
+            block._started = item.data[THINKING_T0]  # a widget made again mid-thought keeps counting
+        if state == "stopped":
+            block.stop()
+        block.set_expanded(bool(item.data.get(THINKING_OPEN, state == "live")))
+        block.toggle.toggled.connect(lambda shown: item.data.__setitem__(THINKING_OPEN, shown))
+        block.toggle.toggled.connect(lambda _shown: content_resized(block))
+        block.body.document().documentLayout().documentSizeChanged.connect(lambda _size: content_resized(block))
+        widget.slot("top").addWidget(block)
+        widget.thinking = block
+        return block
+
+    def _thinking_block(self, item: MessageItem) -> ThinkingBlock | None:
+        widget = self.widget_of(item)
+        return getattr(widget, "thinking", None) if isinstance(widget, MessageWidget) else None
+
+    def _think(self, event: ev.ReasoningDelta | ev.ReasoningRetracted) -> None:
+        current = self._current_item(event.run_id)
+        parts: list[str] = current.data.setdefault(REASONING_PARTS, [])
+        if isinstance(event, ev.ReasoningRetracted):  # what streamed as the answer was thinking
+            current.set_text("")
+            self._html.pop(current.key, None)
+        parts.append(event.text)
+        current.data.setdefault(THINKING_T0, time.monotonic())
+        was = current.data.get(THINKING)
+        current.data[THINKING] = "live"
+        block = self._thinking_block(current)
+        if block is not None and not isinstance(event, ev.ReasoningRetracted):
+            block.append(event.text)
+        elif self.widget_of(current) is not None and (was != "live" or isinstance(event, ev.ReasoningRetracted)):
+            self.item_changed(current)  # the widget gets its block (or loses the retracted answer)
+        else:
+            self.changed(current)
+
+    def _end_thinking(self, item: MessageItem | None, state: str, *, text: str = "", elapsed_ms: int = 0) -> None:
+        """The answer or a tool call started (``done``), or the turn ended while thinking (``stopped``)."""
+        if item is None or (item.data.get(THINKING) != "live" and not text):
+            return
+        t0 = item.data.get(THINKING_T0)
+        item.reasoning = text or "".join(item.data.pop(REASONING_PARTS, [])) or item.reasoning
+        item.data.pop(REASONING_PARTS, None)
+        item.reasoning_ms = elapsed_ms or (int((time.monotonic() - t0) * 1000) if t0 else item.reasoning_ms)
+        item.data[THINKING] = state
+        item.data.pop(THINKING_OPEN, None)
+        block = self._thinking_block(item)
+        if block is not None:
+            if text and text != block.text:
+                block.set_text(text)
+            if state == "stopped":
+                block.stop()
+            else:
+                block.finish(item.reasoning_ms)
+        elif self.widget_of(item) is not None:
+            self.item_changed(item)
+
+    def _current_item(self, run_id: str) -> MessageItem:
+        if self.current is None:
+            self.current = MessageItem.of("assistant", "", status="streaming", run_id=run_id)
+            self.append(self.current)
+            self.pin(self.current)
+        return self.current
+
+    def add_message_decorator(self, decorate: MessageDecorator) -> Callable[[], None]:
+        """Run ``decorate(widget)`` for every message widget, the live ones now and every one made later."""
+        self._decorators.append(decorate)
+        for item, widget in self.live_widgets():
+            if isinstance(widget, MessageWidget):
+                decorate(widget)
+                self.changed(item)
+        return lambda: self._decorators.remove(decorate) if decorate in self._decorators else None
+
+    # --- items ----------------------------------------------------------------------------------
     def clear(self) -> None:
-        while self._layout.count() > 1:
-            item = self._layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.cards.clear()
-        self.messages.clear()
-        self.current = None
-        self.thinking = None
+        self._generation += 1
+        self._stream.stop()
         self._ticker.stop()
+        self.calls.clear()
+        self._turn_calls.clear()
+        self.current = None
+        self._html.clear()
+        self.set_items([])
+
+    @property
+    def messages(self) -> list[MessageItem]:
+        return self.message_items()
+
+    def message_items(self) -> list[MessageItem]:
+        return [i for i in self.items if isinstance(i, MessageItem)]
+
+    def notices(self) -> list[NoticeItem]:
+        return [i for i in self.items if isinstance(i, NoticeItem)]
+
+    def last_user_item(self) -> MessageItem | None:
+        return next((i for i in reversed(self.items) if isinstance(i, MessageItem) and i.role == "user"), None)
+
+    def widget_for(self, item: ChatItem, *, create: bool = True) -> QWidget | None:
+        """The item's widget; with ``create`` it is made now if it does not exist (and dropped later when
+        far from the screen, like any other)."""
+        return self.materialize(item) if create else self.widget_of(item)
+
+    def message_widget(self, item: MessageItem) -> MessageWidget:
+        widget = self.materialize(item)
+        assert isinstance(widget, MessageWidget)
+        return widget
+
+    def card(self, call_id: str) -> ToolCallCard:
+        """The card of a call (made now if needed)."""
+        widget = self.materialize(self.calls[call_id])
+        assert isinstance(widget, ToolCallCard)
+        return widget
+
+    @property
+    def cards(self) -> dict[str, ToolCallCard]:
+        """Every call's card, made now (tests and small chats; large chats use :meth:`card`)."""
+        return {cid: self.card(cid) for cid in self.calls}
+
+    def add_message(self, role: str, text: str, **fields: object) -> MessageItem:
+        item = MessageItem.of(role, text, **fields)
+        self.append(item)
+        return item
+
+    def add_user(self, text: str) -> MessageItem:
+        self.current = None
+        self._stick = True
+        return self.add_message("user", text)
+
+    def add_notice(self, text: str | Text, kind: str = "info") -> NoticeItem:
+        item = NoticeItem(message=text, kind=kind)
+        self.append(item)
+        return item
+
+    def add_card(self, call: CallInfo) -> CallItem:
+        item = CallItem(call=call)
+        self.calls[call.call_id] = item
+        self.append(item)
+        return item
+
+    def insert_item(self, index: int, item: ChatItem) -> None:
+        self.insert(index, item)
+        if isinstance(item, CallItem):
+            self.calls[item.call.call_id] = item
+
+    def remove_item(self, item: ChatItem) -> None:
+        if isinstance(item, CallItem):
+            self.calls.pop(item.call.call_id, None)
+        self._html.pop(item.key, None)
+        if item is self.current:
+            self.current = None
+        self.remove(item)
+
+    def replace_text(self, item: MessageItem, text: str) -> None:
+        """Show another text in a finished message (e.g. another branch)."""
+        item.set_text(text)
+        self._html.pop(item.key, None)
+        widget = self.widget_of(item)
+        if isinstance(widget, MessageWidget):
+            widget.refresh()
+        self.changed(item)
+
+    def item_changed(self, item: ChatItem) -> None:
+        """Something of ``item`` changed that its widget cannot update in place: make it again."""
+        self._html.pop(item.key, None)
+        if self.widget_of(item) is not None:
+            self._drop(item.key)
+        self.changed(item)
 
     @property
     def has_content(self) -> bool:
-        """Anything shown: messages, tool cards or notices."""
-        return self._layout.count() > 1
+        return bool(self.items)
 
-    # --- content --------------------------------------------------------------------------------
-    def add_message(self, role: str, text: str) -> MessageWidget:
-        widget = MessageWidget(role, text, self._renderer)
-        self._add(widget)
-        self.messages.append(widget)
-        return widget
-
-    def add_user(self, text: str) -> MessageWidget:
+    # --- restoring a stored chat ----------------------------------------------------------------
+    def load_transcript(self, transcript: Transcript, *, running_here: Iterable[str] = ()) -> None:
+        """Show a stored chat as it was: messages, tool cards, notices and the marks of unfinished turns."""
+        here = set(running_here)
+        items: list[ChatItem] = []
+        calls: dict[str, CallItem] = {}
+        for entry in transcript.entries:
+            if isinstance(entry, ShownMessage):
+                items.append(
+                    MessageItem.of(
+                        entry.role,
+                        entry.text,
+                        status=entry.status,
+                        created_at=entry.created_at,
+                        message_id=entry.id,
+                        run_id=entry.run_id,
+                        reasoning=entry.reasoning,
+                        reasoning_ms=entry.reasoning_ms,
+                    )
+                )
+            elif isinstance(entry, ShownCall):
+                item = CallItem(call=_call_info(entry))
+                calls[entry.call_id] = item
+                items.append(item)
+            elif isinstance(entry, TurnEnd):
+                if entry.status == "running" and entry.run_id in here:
+                    continue  # its live events follow
+                notice = _turn_notice(entry)
+                if notice is not None:
+                    items.append(notice)
+        self._stream.stop()
+        self._ticker.stop()
         self.current = None
-        self.scroll_to_end()
-        return self.add_message("user", text)
+        self._turn_calls.clear()
+        self._html.clear()
+        self.calls = calls
+        self.set_items(items)
+        self._prerender()
 
-    def add_notice(self, text: str | Text, kind: str = "info") -> NoticeWidget:
-        notice = NoticeWidget(text, kind)
-        self._add(notice)
-        return notice
-
-    def add_card(self, call: CallInfo) -> ToolCallCard:
-        card = ToolCallCard(call, self.registry, self.card_actions)
-        self._add(card)
-        self.cards[call.call_id] = card
-        return card
-
-    def load_history(self, items: Iterable[tuple[str, str] | tuple[str, str, str, int]]) -> None:
-        """Show stored messages: (role, text) or (role, text, reasoning, reasoning_ms); tool rows come as role
-        ``tool`` and are skipped. An assistant message's thinking is shown above it, collapsed."""
+    def load_history(self, items: Iterable[tuple[str, str]]) -> None:
+        """Show plain (role, text) pairs; tool rows (role ``tool``) are skipped. Prefer :meth:`load_transcript`."""
         self.clear()
-        for role, text, *thought in items:
-            if role == "assistant" and thought and thought[0]:
-                ms = thought[1] if len(thought) > 1 else 0
-                self.add_thinking(str(thought[0]), live=False, elapsed_ms=ms if isinstance(ms, int) else 0)
-            if role in ("user", "assistant") and text.strip():
-                self.add_message(role, text)
-        self.scroll_to_end()
-
-    def add_thinking(self, text: str = "", *, live: bool = True, elapsed_ms: int = 0) -> ThinkingBlock:
-        block = ThinkingBlock(text, live=live, elapsed_ms=elapsed_ms)
-        self._add(block)
-        return block
+        self.set_items([MessageItem.of(r, t) for r, t in items if r in ("user", "assistant") and t.strip()])
 
     def refresh_phone_buttons(self) -> None:
-        for card in self.cards.values():
-            card.refresh_phone()
+        for _item, widget in self.live_widgets():
+            if isinstance(widget, ToolCallCard):
+                widget.refresh_phone()
 
-    # --- events ---------------------------------------------------------------------------------
+    def restyle(self) -> None:
+        """The theme changed: render everything on screen again in its colours."""
+        self._renderer = markdown_renderer()
+        self._html.clear()
+        self.rebuild()
+        self._prerender()
+
+    # --- turn events ----------------------------------------------------------------------------
     def handle(self, event: ev.Event, call: CallInfo | None) -> None:
         """Render one turn event. ``call`` is the board's record of the call the event is about."""
         if isinstance(event, ev.TextDelta):
-            self._end_thinking()
-            if self.current is None:
-                self.current = self.add_message("assistant", "")
-            self.current.append(event.text)
+            current = self._current_item(event.run_id)
+            if current.data.get(THINKING) == "live":
+                self._end_thinking(current, "done")
+            current.append(event.text)
+            if not self._stream.isActive():
+                self._stream.start()
         elif isinstance(event, ev.ReasoningDelta | ev.ReasoningRetracted):
-            self._thinking_event(event)
+            self._think(event)
         elif isinstance(event, ev.AssistantMessage):
-            self._end_thinking(event.reasoning, event.reasoning_ms)
-            self.thinking = None
+            if event.reasoning and self.current is None:
+                self._current_item(event.run_id).data[THINKING] = "done"
+            self._end_thinking(self.current, "done", text=event.reasoning, elapsed_ms=event.reasoning_ms)
             self._close_current(event.text)
         elif isinstance(event, ev.ToolsWithheld):
             self.add_notice(Text("chat.tools_withheld", model=event.model), "warning")
         elif isinstance(event, ev.ToolCallRequested) and call is not None:
-            self._end_thinking()
+            self._end_thinking(self.current, "done")
             self._close_current(None)
             self.add_card(call)
+            self._turn_calls.append(call.call_id)
             self._ticker.start()
-        elif call is not None and call.call_id in self.cards:
-            self.cards[call.call_id].update_from(call)
+        elif call is not None and call.call_id in self.calls:
+            self._update_card(self.calls[call.call_id], call)
         elif isinstance(event, ev.ErrorOccurred):
-            self._stop_thinking()
-            self._close_current(None)
+            self._end_thinking(self.current, "stopped")
+            self._close_current(None, status="partial")
             self._last_error = event.message
             self.add_notice(Text("chat.error", message=event.message), "error")
         elif isinstance(event, ev.TurnDone):
-            self._stop_thinking()
-            self._close_current(None)
-            for card in self.cards.values():
-                card.update_from(card.call)
+            self._end_thinking(self.current, "stopped")
+            self._close_current(None, status="cancelled" if event.reason == "cancelled" else "complete")
+            for call_id in self._turn_calls:  # this turn's cards only
+                item = self.calls.get(call_id)
+                if item is not None:
+                    self._update_card(item, item.call)
+            self._turn_calls.clear()
             self._ticker.stop()
             if event.reason == "cancelled":
                 self.add_notice(Text("chat.stopped"), "warning")
@@ -367,51 +452,80 @@ class ChatView(QScrollArea):
                 self.add_notice(event.message, "error")
             self._last_error = ""
 
-    def _close_current(self, final_text: str | None) -> None:
+    def _update_card(self, item: CallItem, call: CallInfo) -> None:
+        item.call = call
+        widget = self.widget_of(item)
+        if isinstance(widget, ToolCallCard):
+            widget.update_from(call)
+
+    def _render_stream(self) -> None:
+        current = self.current
+        if current is None:
+            return
+        widget = self.widget_of(current)
+        if isinstance(widget, MessageWidget):
+            widget.render_now()
+        else:
+            self.changed(current)  # not made yet (off screen): its estimate grew
+
+    def _close_current(self, final_text: str | None, *, status: str = "complete") -> None:
         current = self.current
         self.current = None
+        self._stream.stop()
         if current is None:
-            if final_text:
+            if final_text and final_text.strip():
                 self.add_message("assistant", final_text)
             return
-        if final_text is not None and final_text != current.text:  # differs only when thinking was retracted
-            current.text = final_text
-        if not current.text.strip():
-            self.messages.remove(current)
-            current.deleteLater()
+        self.pin(current, False)
+        replaced = final_text is not None and final_text != current.text  # differs when thinking was retracted
+        if replaced and final_text is not None:
+            current.set_text(final_text)
+        if not current.text.strip() and not current.reasoning:
+            self.remove_item(current)
             return
-        current.finish()
-
-    # --- thinking (ui/thinking_block.py) ---------------------------------------------------------
-    def _thinking_event(self, event: ev.ReasoningDelta | ev.ReasoningRetracted) -> None:
-        text = event.text
-        if isinstance(event, ev.ReasoningRetracted) and self.current is not None:
-            current, self.current = self.current, None  # what streamed as answer was thinking
-            self.messages.remove(current)
-            current.deleteLater()
-        if self.thinking is None:
-            self.thinking = self.add_thinking()
-        if text:
-            self.thinking.append(text)
-
-    def _end_thinking(self, text: str = "", elapsed_ms: int = 0) -> None:
-        """The answer (or a tool call, or the end of the message) started: collapse the thinking."""
-        block = self.thinking
-        if block is None:
-            if text:  # reasoning the stream did not show as it came (it is stored): show it now
-                self.thinking = self.add_thinking(text, live=False, elapsed_ms=elapsed_ms)
-            return
-        if text and text != block.text:
-            block.set_text(text)
-        if block.state == "live" or elapsed_ms:
-            block.finish(elapsed_ms or None)
-
-    def _stop_thinking(self) -> None:
-        if self.thinking is not None:
-            self.thinking.stop()
-            self.thinking = None
+        current.status = status
+        widget = self.widget_of(current)
+        if isinstance(widget, MessageWidget):
+            if replaced:
+                widget.refresh()
+            else:
+                widget.finish()
+        self.changed(current)
 
     def _tick(self) -> None:
-        running = [c for c in self.cards.values() if c.call.status == "running"]
-        for card in running:
-            card.update_from(card.call)
+        for item, widget in self.live_widgets():
+            live = isinstance(item, CallItem) and item.call.status in ("running", "awaiting_approval")
+            if live and isinstance(widget, ToolCallCard):
+                widget.update_from(widget.call)
+
+
+def _call_info(entry: ShownCall) -> CallInfo:
+    call = CallInfo(
+        entry.call_id,
+        entry.function,
+        entry.tool,
+        entry.action,
+        arguments=entry.arguments,
+        status=entry.status,
+        duration_ms=entry.duration_ms or None,
+        output=entry.output,
+        error=entry.error,
+        files=list(entry.files),
+        error_kind=entry.error_kind,
+        decided_by=entry.decided_by,
+        truncated=entry.truncated,
+        restored=True,
+        at=entry.created_at,
+    )
+    return call
+
+
+def _turn_notice(entry: TurnEnd) -> NoticeItem | None:
+    if entry.status in ("error", "budget"):
+        if not entry.message:
+            return None
+        return NoticeItem(message=Text("chat.error", message=entry.message), kind="error")
+    mark = TURN_MARKS.get(entry.status)
+    if mark is None:
+        return None
+    return NoticeItem(message=Text(mark[0]), kind=mark[1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QMimeData, QSize, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -24,11 +24,20 @@ from weclaw_desktop.ui import icons
 MAX_LINES = 8
 
 
+def _local_files_in(mime: QMimeData) -> bool:
+    return mime.hasUrls() and any(url.isLocalFile() for url in mime.urls())
+
+
 def _local_files(event: QDragEnterEvent | QDropEvent) -> list[Path]:
     mime = event.mimeData()
     if not mime.hasUrls():
         return []
     return [Path(url.toLocalFile()) for url in mime.urls() if url.isLocalFile()]
+
+
+#: Pasted text this long (or on several lines) counts as untrusted content for the chat (#13): it may be an
+#: e-mail or a page someone else wrote, so its instructions must not send data out unasked.
+PASTE_MIN_CHARS = 80
 
 
 class MessageEdit(QPlainTextEdit):
@@ -37,6 +46,7 @@ class MessageEdit(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.pasted_chars = 0  # characters pasted into the message being written
         self.setAcceptDrops(True)
         self.setTabChangesFocus(True)
         self.retranslate()
@@ -62,6 +72,16 @@ class MessageEdit(QPlainTextEdit):
                 self.submit.emit()
                 return
         super().keyPressEvent(event)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        if source.hasText() and not _local_files_in(source):
+            text = source.text()
+            self.pasted_chars += PASTE_MIN_CHARS if "\n" in text.strip() else len(text)
+        super().insertFromMimeData(source)
+
+    def pasted(self) -> bool:
+        """The message holds pasted text (long or multi-line) that someone else may have written."""
+        return self.pasted_chars >= PASTE_MIN_CHARS
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if _local_files(event):
@@ -108,7 +128,7 @@ class AttachmentChip(QFrame):
         layout.setSpacing(4)
         button = QToolButton()
         button.setText(path.name)
-        button.setIcon(icons.icon("paperclip"))
+        icons.bind(button, "paperclip")
         button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         button.setAutoRaise(True)
         button.setToolTip(str(path))
@@ -140,6 +160,7 @@ class Composer(QFrame):
         self.setObjectName("Composer")
         self.attachments: list[Path] = []
         self.busy = False
+        self.submitted_pasted = False  # the message just sent held pasted text (see MessageEdit.pasted)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 8, 10, 8)
         outer.setSpacing(4)
@@ -150,7 +171,7 @@ class Composer(QFrame):
         row = QHBoxLayout()
         row.setSpacing(8)
         self.attach = QToolButton()
-        self.attach.setIcon(icons.icon("paperclip"))
+        icons.bind(self.attach, "paperclip")
         self.attach.setIconSize(QSize(18, 18))
         self.attach.setAutoRaise(True)
         self.attach.clicked.connect(self._choose_files)
@@ -230,6 +251,8 @@ class Composer(QFrame):
         text = self.message_text()
         if not text:
             return
+        self.submitted_pasted = self.edit.pasted()
+        self.edit.pasted_chars = 0
         self.edit.clear()
         for path in list(self.attachments):
             self._remove_attachment(path)

@@ -15,16 +15,18 @@ writes through ``store.update`` (tool switches, window geometry) and follows the
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QResizeEvent, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QSizePolicy,
@@ -45,20 +47,23 @@ from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings, SettingsChange, SettingsStore
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.registry import ToolRegistry
-from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui import icons, shortcuts, theme
 from weclaw_desktop.ui.approval_dialog import QtApprovalGate
+from weclaw_desktop.ui.chat.column import MAX_COLUMN
 from weclaw_desktop.ui.chat_controller import ChatController
 from weclaw_desktop.ui.chat_view import ChatView
 from weclaw_desktop.ui.composer import Composer
+from weclaw_desktop.ui.find_bar import FindBar
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.settings_notice import SettingsNotice
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
-from weclaw_desktop.ui.tool_card import CardActions
+from weclaw_desktop.ui.tool_card import CardActions, Report
 from weclaw_desktop.ui.tool_panel import ToolPanel
 from weclaw_desktop.ui.translation import resolve as resolve_language
 from weclaw_desktop.ui.translation import set_ui_language
+from weclaw_desktop.ui.window_parts import CHAT_MIN, MIN_HEIGHT, MIN_WIDTH, PANEL_MIN, KeyringBanner, PanelFitter
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.runtime import AgentRuntime
@@ -93,7 +98,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("WeClaw")
         self.setWindowIcon(icons.app_icon())
         self.resize(1240, 800)
-        self.setMinimumSize(880, 560)
+        self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
 
         # bridges (Qt services); injected into the registry by the composition root
         self.desktop = QtDesktop()
@@ -102,7 +107,13 @@ class MainWindow(QMainWindow):
         self.notifier = QtNotifier(self, icons.app_icon(), on_quit=self.quit_app, labels=tr)
 
         self.board = ToolBoard(registry, lambda: self.store.settings.tools.policy, self._availability)
-        self._unlisten = registry.add_listener(self.board.refresh)
+        # registry changes (MCP servers adding 300 tools one by one) are batched into one refresh per 30 ms
+        self._registry_timer = QTimer(self)
+        self._registry_timer.setSingleShot(True)
+        self._registry_timer.setInterval(30)
+        self._registry_timer.timeout.connect(self._registry_settled)
+        self._registry_pending = False
+        self._unlisten = registry.add_listener(self._registry_changed)
         self.card_actions = CardActions(open_path=self._open_path, reveal_path=self._reveal_path)
         self.gate = QtApprovalGate(self, registry)
 
@@ -123,18 +134,28 @@ class MainWindow(QMainWindow):
         chat_layout.setSpacing(8)
         self.settings_notice = SettingsNotice(self.store, self._reveal_path)
         chat_layout.addWidget(self.settings_notice)
+        self.keyring_banner = KeyringBanner(self.secrets)
+        chat_layout.addWidget(self.keyring_banner)
+        self.find_bar = FindBar(self.chat)
+        chat_layout.addWidget(self.find_bar)
         chat_layout.addWidget(self.stack, 1)
         composer_holder = QWidget()
-        holder_layout = QVBoxLayout(composer_holder)
+        holder_layout = QHBoxLayout(composer_holder)
         holder_layout.setContentsMargins(24, 0, 24, 0)
+        self.composer.setMaximumWidth(MAX_COLUMN)  # the same readable column as the chat
         holder_layout.addWidget(self.composer)
         chat_layout.addWidget(composer_holder)
+        chat_area.setMinimumWidth(CHAT_MIN - 60)
+        self.composer.edit.installEventFilter(self)  # Up in an empty composer edits the last message
+        self.chat.edit_last_requested.connect(self.edit_last_message)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setHandleWidth(1)
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(self.sidebar)
         splitter.addWidget(chat_area)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([240, 700])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
 
         self.controller = ChatController(
@@ -149,16 +170,26 @@ class MainWindow(QMainWindow):
         self.controller.tokens_changed.connect(self._show_tokens)
         self.controller.event_received.connect(self._event_shown)
         self.controller.turn_state_changed.connect(self._turn_state_changed)
+        self.controller.session_shown.connect(lambda _sid: self._update_stack())
 
         # tool panel dock
         self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
-        self.tool_panel.setMinimumWidth(300)
+        self.tool_panel.setMinimumWidth(PANEL_MIN)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_panel)
         self.resizeDocks([self.tool_panel], [340], Qt.Orientation.Horizontal)
 
         self._build_toolbar()
         self._build_status_bar()
+        self.shortcut_actions = shortcuts.install(self, lambda name: getattr(self, f"shortcut_{name}"))
+        self.fitter = PanelFitter(
+            self.width, self.sidebar, self._set_sidebar, self.tool_panel, self.tool_panel.setVisible
+        )
+        self.sidebar_action.toggled.connect(lambda shown: self.fitter.user_set("sidebar", shown))
+        self.tools_action.triggered.connect(lambda shown: self.fitter.user_set("panel", shown))
+        self.tool_panel.call_activated.connect(self.show_call)
         self._restore_geometry()
+        self._unsubscribe = self.store.subscribe(self._settings_changed)
+        self._untheme = theme.subscribe(self._theme_changed)
         self.retranslate()
 
     # --- language -------------------------------------------------------------------------------
@@ -169,13 +200,14 @@ class MainWindow(QMainWindow):
         self.phone_action.setText(tr("action.phone"))
         self.phone_action.setToolTip(tr("action.phone.tip"))
         self.settings_action.setText(tr("action.settings"))
+        self.sidebar_action.setText(tr("action.chats"))
+        self.sidebar_action.setToolTip(tr("action.chats.tip"))
         self.quit_action.setText(tr("action.quit"))
         self.tokens_label.setToolTip(tr("statusbar.tokens.tip"))
         self._show_tokens(self._tokens_shown)
         self.notifier.retranslate()
         self.set_phone_status(self.phone_state, self._phone_text)
         self.refresh_provider()
-        self._unsubscribe = self.store.subscribe(self._settings_changed)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -202,6 +234,13 @@ class MainWindow(QMainWindow):
         """Show and drive ``runtime`` (the composition root gave it this window's gate at creation)."""
         self.controller.attach(runtime)
         self._update_stack()
+        self._spawn(self.check_keyring())
+
+    async def check_keyring(self) -> None:
+        """Ask the keyring once (off the UI thread: a Secret Service call can block) and show the banner when
+        there is none."""
+        await asyncio.to_thread(self.secrets.get, self.settings.provider.api_key_name)
+        self.keyring_banner.refresh()
 
     @property
     def runtime(self) -> AgentRuntime | None:
@@ -218,12 +257,16 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         bar.setIconSize(icons.icon_size(18))
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.new_action = QAction(icons.icon("new_chat"), "", self)
-        self.new_action.setShortcut(QKeySequence.StandardKey.New)
+        self.new_action = QAction(self)  # the button is at the top of the sidebar; Ctrl+N is in shortcuts.py
+        icons.bind(self.new_action, "new_chat")
         self.new_action.triggered.connect(lambda: self.controller.spawn(self.controller.new_session()))
-        self.addAction(self.new_action)  # Ctrl+N; the button itself is at the top of the sidebar
+        self.sidebar_action = QAction(self)
+        self.sidebar_action.setCheckable(True)
+        self.sidebar_action.setChecked(True)
+        icons.bind(self.sidebar_action, "history")
+        bar.addAction(self.sidebar_action)
         brand = QLabel()
-        brand.setPixmap(icons.pixmap("app", 22, theme.colors().accent))
+        icons.bind(brand, "app", "accent", size=22)
         brand.setContentsMargins(6, 0, 4, 0)
         bar.addWidget(brand)
         self.title_label = QLabel("<b>WeClaw</b>")
@@ -231,27 +274,28 @@ class MainWindow(QMainWindow):
         spacer = QWidget()
         spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         bar.addWidget(spacer)
-        self.phone_action = QAction(icons.icon("phone"), "", self)
+        self.phone_action = QAction(self)
+        icons.bind(self.phone_action, "phone")
         self.phone_action.triggered.connect(self.phone_requested)
         bar.addAction(self.phone_action)
         self.tools_action = self.tool_panel.toggleViewAction()
-        self.tools_action.setIcon(icons.icon("panel"))
+        icons.bind(self.tools_action, "panel")
         bar.addAction(self.tools_action)
-        self.settings_action = QAction(icons.icon("settings"), "", self)
-        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
-        self.settings_action.triggered.connect(self.open_settings)
+        self.settings_action = QAction(self)
+        icons.bind(self.settings_action, "settings")
+        self.settings_action.triggered.connect(self.open_settings)  # Ctrl+, (every platform): shortcuts.py
         bar.addAction(self.settings_action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        self.quit_action = QAction(self)
-        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action = QAction(self)  # the tray menu's; Ctrl+Q is in shortcuts.py
         self.quit_action.triggered.connect(self.quit_app)
-        self.addAction(self.quit_action)
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
         status.setSizeGripEnabled(False)
         self.provider_label = QLabel()
-        status.addWidget(self.provider_label)
+        self.provider_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.provider_label.setMinimumWidth(40)  # a long endpoint URL is cut, not the window widened
+        status.addWidget(self.provider_label, 1)
         self.tokens_label = QLabel()
         status.addPermanentWidget(self.tokens_label)
         self.phone_icon = QLabel()
@@ -271,6 +315,7 @@ class MainWindow(QMainWindow):
             except ImportError:  # pragma: no cover - the agent package is part of the app
                 name = preset
             self.provider_label.setText(f"{name} · {p.model}")
+            self.provider_label.setToolTip(f"{name} · {p.model}")
         else:
             self.provider_label.setText(tr("statusbar.no_provider"))
         self._update_stack()
@@ -324,11 +369,25 @@ class MainWindow(QMainWindow):
     def _spawn(self, coro: Any) -> None:
         self._pending.spawn(coro)
 
-    def _open_path(self, path: Path) -> None:
-        self._spawn(self.desktop.open_path(path))
+    def _open_path(self, path: Path, report: Report | None = None) -> None:
+        """Open a produced file with its app; when the system cannot, the card says why."""
 
-    def _reveal_path(self, path: Path) -> None:
-        self._spawn(self.desktop.reveal(path))
+        async def go() -> None:
+            exists = await asyncio.to_thread(path.exists)
+            ok = exists and await self.desktop.open_path(path)
+            if not ok and report is not None:
+                report(Text("card.open_failed" if exists else "card.open_missing", name=path.name))
+
+        self._spawn(go())
+
+    def _reveal_path(self, path: Path, report: Report | None = None) -> None:
+        async def go() -> None:
+            exists = await asyncio.to_thread(path.exists)
+            ok = exists and await self.desktop.reveal(path)
+            if not ok and report is not None:
+                report(Text("card.reveal_failed" if exists else "card.open_missing", name=path.name))
+
+        self._spawn(go())
 
     def switch_tool(self, tool: str, enabled: bool) -> None:
         """The user's per-tool switch: saved through the store; the runtime's policy follows its notice."""
@@ -370,6 +429,7 @@ class MainWindow(QMainWindow):
             self.secrets,
             extra_pages=self._extra_pages,
             key_lookup=runtime.api_key if runtime is not None else None,
+            registry=self.registry,
             parent=self,
         )
         self.settings_dialog = dialog
@@ -389,6 +449,135 @@ class MainWindow(QMainWindow):
         if change.touches("provider"):
             self.refresh_provider()
         self.settings_notice.refresh()
+        self.keyring_banner.refresh()
+
+    def _registry_changed(self) -> None:
+        """Throttled: the first change refreshes at once, changes within the next 30 ms once at its end."""
+        if self._registry_timer.isActive():
+            self._registry_pending = True
+            return
+        self.board.refresh()
+        self._registry_timer.start()
+
+    def _registry_settled(self) -> None:
+        if self._registry_pending:
+            self._registry_pending = False
+            self.board.refresh()
+            self._registry_timer.start()
+
+    def _theme_changed(self, _colors: object) -> None:
+        """The theme changed live: everything drawn in the old colours is drawn again (bound icons
+        follow on their own, see icons.bind)."""
+        self.chat.restyle()
+        self.tool_panel.rebuild()
+        self.set_phone_status(self.phone_state, self._phone_text)
+        for part in (self.setup_panel, self.welcome, self.sidebar, self.settings_notice):
+            restyle = getattr(part, "restyle", None)
+            if callable(restyle):
+                restyle()
+
+    # --- keyboard (shortcuts.py declares the keys) ---------------------------------------------------
+    def shortcut_new_chat(self) -> None:
+        self.controller.spawn(self.controller.new_session())
+
+    def shortcut_find(self) -> None:
+        self.stack.setCurrentWidget(self.chat) if self.chat.has_content else None
+        self.find_bar.open_bar()
+
+    def shortcut_find_next(self) -> None:
+        if not self.find_bar.isVisible():
+            self.find_bar.open_bar()
+        else:
+            self.find_bar.find_next()
+
+    def shortcut_find_previous(self) -> None:
+        if not self.find_bar.isVisible():
+            self.find_bar.open_bar()
+        else:
+            self.find_bar.find_previous()
+
+    def shortcut_jump(self) -> None:
+        """Ctrl+K: type to find a chat, Enter opens the first one listed, Down goes into the list."""
+        if not self.sidebar.isVisible():
+            self.sidebar_action.setChecked(True)
+        self.sidebar.search.setFocus()
+        self.sidebar.search.selectAll()
+
+    def shortcut_stop(self) -> None:
+        """Esc: close the find bar if it is open, else stop the answer being written."""
+        if self.find_bar.isVisible():
+            self.find_bar.close_bar()
+        elif self.controller.handle is not None and self.controller.handle.running:
+            self.controller.stop()
+
+    def shortcut_settings(self) -> None:
+        self.open_settings()
+
+    def _set_sidebar(self, shown: bool) -> None:
+        self.sidebar.setVisible(shown)
+        blocker = QSignalBlocker(self.sidebar_action)
+        self.sidebar_action.setChecked(shown)
+        del blocker
+
+    def shortcut_toggle_sidebar(self) -> None:
+        self.sidebar_action.toggle()
+
+    def shortcut_toggle_tools(self) -> None:
+        self.tools_action.trigger()
+
+    def shortcut_shortcuts(self) -> None:
+        dialog = shortcuts.ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.shortcuts_dialog = dialog
+        dialog.open()
+
+    def shortcut_quit(self) -> None:
+        self.quit_app()
+
+    def edit_last_message(self, item: object) -> None:
+        """Up in an empty composer: the last message goes back into the composer to be edited and sent again.
+        The conversation feature (#16) replaces this with edit-and-resend as a branch (connect
+        ``chat.edit_last_requested`` and disconnect this)."""
+        text = getattr(item, "text", "")
+        if text and not self.composer.edit.toPlainText():
+            self.composer.edit.setPlainText(text)
+            self.composer.edit.moveCursor(QTextCursor.MoveOperation.End)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.composer.edit
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Up
+            and not event.modifiers()
+            and not self.composer.edit.toPlainText()
+        ):
+            last = self.chat.last_user_item()
+            if last is not None:
+                self.chat.edit_last_requested.emit(last)
+                return True
+        return super().eventFilter(watched, event)
+
+    def show_call(self, session_id: str, call_id: str) -> None:
+        """A call double-clicked in the Calls tab: its card, in its chat."""
+
+        async def go() -> None:
+            if session_id and session_id != self.controller.session_id:
+                await self.controller.open_session(session_id)
+            item = self.chat.calls.get(call_id)
+            if item is not None:
+                self.stack.setCurrentWidget(self.chat)
+                self.chat.scroll_to(item)
+                card = self.chat.widget_for(item)
+                if card is not None:
+                    card.setFocus()
+
+        self.controller.spawn(go())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "fitter"):
+            self.fitter.fit()
 
     # --- window state ---------------------------------------------------------------------------
     def bring_to_front(self) -> None:
@@ -428,5 +617,6 @@ class MainWindow(QMainWindow):
         self.notifier.close()
         self._unlisten()
         self._unsubscribe()
+        self._untheme()
         self.close()
         self.quit_requested.emit()

@@ -1,7 +1,7 @@
 """Markdown -> the HTML subset QTextDocument renders (markdown-it-py, Pygments for code).
 
 Model output is untrusted: raw HTML in it is escaped, not rendered, and only http(s), mailto and file
-links are kept clickable. Code blocks are highlighted with inline styles (QTextDocument ignores CSS
+links are kept clickable; bare URLs are made links too (linkify). Code blocks are highlighted with inline styles (QTextDocument ignores CSS
 classes), tables get real borders and padding through attributes Qt understands.
 """
 
@@ -17,6 +17,18 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:", "file://")
+
+
+def _has_linkify() -> bool:
+    try:
+        import linkify_it  # noqa: F401 - markdown-it's own companion for bare URLs
+    except ImportError:  # pragma: no cover - a dependency; without it bare URLs stay plain text
+        return False
+    return True
+
+
+#: Bare URLs ("see https://example.com") become links (linkify-it-py, markdown-it's companion library).
+LINKIFY = _has_linkify()
 
 
 class Palette:
@@ -60,8 +72,8 @@ def _highlight(code: str, lang: str, dark: bool) -> str | None:
 class Renderer:
     def __init__(self, palette: Palette) -> None:
         self.palette = palette
-        md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False})
-        md.enable(["table", "strikethrough"])
+        md = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": LINKIFY})
+        md.enable(["table", "strikethrough", *(["linkify"] if LINKIFY else [])])
         md.validateLink = self._valid_link  # type: ignore[method-assign]
         for name, rule in (
             ("fence", self._fence),

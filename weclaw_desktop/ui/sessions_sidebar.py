@@ -1,6 +1,9 @@
-"""The chats sidebar: search box, New chat, the list; rename in place, delete after a confirmation.
+"""The chats sidebar: search box, New chat, the list; rename in place (F2), delete after a confirmation
+(Delete), and paging: the list shows a page of chats and asks for the next one (``more_requested``)
+when it is scrolled to its end, so every chat can be reached.
 
-It only shows and asks: the window does the storage work and calls :meth:`set_sessions`.
+It only shows and asks: the window does the storage work and calls :meth:`set_sessions` /
+:meth:`add_sessions`.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
@@ -45,6 +49,7 @@ class SessionsSidebar(QWidget):
     rename_requested = Signal(str, str)
     delete_requested = Signal(str)
     search_changed = Signal(str)
+    more_requested = Signal()  # the list was scrolled to its end and there are more chats
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,10 +57,14 @@ class SessionsSidebar(QWidget):
         self._current = ""
         self._filling = False
         self._searching = False
+        self._more = False
+        self._asked_more = False
+        self._open_when_listed = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 6, 10)
         layout.setSpacing(8)
-        self.new_button = QPushButton(icons.icon("new_chat"), "")
+        self.new_button = QPushButton()
+        icons.bind(self.new_button, "new_chat")
         self.new_button.clicked.connect(self.new_requested)
         layout.addWidget(self.new_button)
         self.search = QLineEdit()
@@ -65,6 +74,7 @@ class SessionsSidebar(QWidget):
         self._debounce.setInterval(200)
         self._debounce.timeout.connect(self._emit_search)
         self.search.textChanged.connect(self._search_edited)
+        self.search.returnPressed.connect(self.open_first)  # Ctrl+K, type, Enter: that chat
         layout.addWidget(self.search)
         self.list = QListWidget()
         mark_content(self.list)  # the chats' titles
@@ -76,6 +86,9 @@ class SessionsSidebar(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setWordWrap(False)
+        self.list.verticalScrollBar().valueChanged.connect(self._list_scrolled)
+        self.list.installEventFilter(self)
+        self.search.installEventFilter(self)  # Down goes to the list
         layout.addWidget(self.list, 1)
         self.empty = QLabel()
         self.empty.setObjectName("Muted")
@@ -109,29 +122,105 @@ class SessionsSidebar(QWidget):
         self.search_changed.emit(self.search.text().strip())
 
     # --- content --------------------------------------------------------------------------------
-    def set_sessions(self, sessions: Sequence[Any], current: str = "", *, searching: bool = False) -> None:
-        """``sessions``: objects with ``id``, ``title``, ``updated_at`` (history.SessionInfo)."""
+    def set_sessions(
+        self, sessions: Sequence[Any], current: str = "", *, searching: bool = False, more: bool = False
+    ) -> None:
+        """``sessions``: objects with ``id``, ``title``, ``updated_at`` (history.SessionInfo); ``more``: there
+        are older chats (asked for with ``more_requested`` when the list is scrolled to its end)."""
+        bar = self.list.verticalScrollBar()
+        keep = bar.value()
         self._filling = True
         try:
             self.list.clear()
-            for info in sessions:
-                title = info.title or tr("sessions.untitled")
-                item = QListWidgetItem(title)
-                item.setData(ID_ROLE, info.id)
-                item.setData(UNTITLED_ROLE, not info.title)
-                item.setToolTip(f"{title}\n{_when(getattr(info, 'updated_at', 0.0))}")
-                snippet = getattr(info, "snippet", "")
-                if snippet:
-                    item.setToolTip(snippet)
-                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-                self.list.addItem(item)
-                if info.id == (current or self._current):
-                    self.list.setCurrentItem(item)
+            self._add(sessions, current)
         finally:
             self._filling = False
+        bar.setValue(keep)
+        self._more, self._asked_more = more and not searching, False
         self._searching = searching
+        if self._open_when_listed:
+            self._open_when_listed = False
+            if self.list.count():
+                self.list.setCurrentRow(0)
+                self.list.setFocus()
         self.empty.setText(tr("sessions.no_match") if searching else tr("sessions.empty"))
         self.empty.setVisible(self.list.count() == 0)
+
+    def add_sessions(self, sessions: Sequence[Any], *, more: bool = False) -> None:
+        """Append the next page of chats."""
+        known = set(self.ids())
+        self._filling = True
+        try:
+            self._add([s for s in sessions if s.id not in known], "")
+        finally:
+            self._filling = False
+        self._more, self._asked_more = more, False
+        self._list_scrolled(self.list.verticalScrollBar().value())
+
+    def _add(self, sessions: Sequence[Any], current: str) -> None:
+        for info in sessions:
+            title = info.title or tr("sessions.untitled")
+            item = QListWidgetItem(title)
+            item.setData(ID_ROLE, info.id)
+            item.setData(UNTITLED_ROLE, not info.title)
+            item.setToolTip(f"{title}\n{_when(getattr(info, 'updated_at', 0.0))}")
+            snippet = getattr(info, "snippet", "")
+            if snippet:
+                item.setToolTip(snippet)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+            self.list.addItem(item)
+            if info.id == (current or self._current):
+                self.list.setCurrentItem(item)
+
+    def count(self) -> int:
+        return self.list.count()
+
+    def _list_scrolled(self, value: int) -> None:
+        bar = self.list.verticalScrollBar()
+        if self._more and not self._asked_more and value >= bar.maximum() - 2 * max(1, bar.singleStep()):
+            self._asked_more = True
+            self.more_requested.emit()
+
+    def open_first(self) -> None:
+        """Open the first chat listed (after a search: the best match)."""
+        if self._debounce.isActive():  # the list is not filtered yet: filter now, open when it arrives
+            self._debounce.stop()
+            self._emit_search()
+            self._open_when_listed = True
+            return
+        if self.list.count():
+            self.list.setCurrentRow(0)
+            self.list.setFocus()
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:
+        """F2 renames and Delete deletes the selected chat (asking first); Down in the search box goes to the list."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:  # type: ignore[attr-defined]
+            self.list.setFocus()
+            if self.list.currentRow() < 0 and self.list.count():
+                self.list.setCurrentRow(0)
+            return True
+        if (
+            watched is self.list
+            and event.type() == QEvent.Type.KeyPress
+            and self.list.state() != self.list.State.EditingState
+        ):
+            key = event.key()  # type: ignore[attr-defined]
+            item = self.list.currentItem()
+            if item is not None and key == Qt.Key.Key_F2:
+                self.list.editItem(item)
+                return True
+            if item is not None and key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and not event.modifiers():  # type: ignore[attr-defined]
+                self.confirm_delete(str(item.data(ID_ROLE)), item.text())
+                return True
+        return super().eventFilter(watched, event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._list_scrolled(self.list.verticalScrollBar().value())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._list_scrolled(self.list.verticalScrollBar().value())
 
     def set_current(self, session_id: str) -> None:
         self._current = session_id

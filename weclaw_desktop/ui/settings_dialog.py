@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import ClassVar, Protocol
 
 from pydantic import ValidationError
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QStackedWidget,
     QVBoxLayout,
@@ -37,9 +39,17 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import Settings, SettingsStore
+from weclaw_desktop.toolkit.approval import AllowRule
+from weclaw_desktop.toolkit.registry import ToolRegistry
+from weclaw_desktop.toolkit.summary import short_path
 from weclaw_desktop.ui import icons
 from weclaw_desktop.ui.settings_provider import ProviderPage
+from weclaw_desktop.ui.settings_tools import ToolsPage
 
+#: The dialog's size when it opens, and the smallest it may get: every page must fit the default size
+#: (tests/ui/test_settings_fit.py renders each page at it).
+DEFAULT_SIZE = (960, 680)
+MIN_SIZE = (720, 520)
 ORIGINS = ("gui", "companion", "schedule")
 RISKS = ("low", "medium", "high")
 RULES = ("allow", "ask", "deny")
@@ -112,6 +122,16 @@ class AgentPage(_Page):
         settings.agent.max_rounds = self.max_rounds.value()
 
 
+def rule_text(rule: AllowRule) -> str:
+    """One "always allow" rule as the Settings list shows it."""
+    action = rule.function[len(rule.tool) + 1 :] if rule.function.startswith(rule.tool + "_") else rule.function
+    if rule.scope == "server":
+        return tr("settings.always.scope.server", server=rule.tool.removeprefix("mcp_"))
+    if rule.scope == "folder":
+        return tr("settings.always.scope.folder", tool=rule.tool, action=action, folder=short_path(rule.folder))
+    return tr("settings.always.scope.function", tool=rule.tool, action=action)
+
+
 class ApprovalsPage(_Page):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,9 +164,15 @@ class ApprovalsPage(_Page):
         layout.addLayout(grid)
         self.remembered_title = _section()
         layout.addWidget(self.remembered_title)
-        self.remembered = QListWidget()
-        self.remembered.setMaximumHeight(140)
+        self.always_note = QLabel()
+        self.always_note.setObjectName("Muted")
+        self.always_note.setWordWrap(True)
+        layout.addWidget(self.always_note)
+        self.remembered = QListWidget()  # every "always allow" rule, with its scope; revocable
+        self.remembered.setMaximumHeight(160)
+        self.remembered.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
         layout.addWidget(self.remembered)
+        self._rules: list[AllowRule] = []
         row_layout = QHBoxLayout()
         self.empty = QLabel()
         self.empty.setObjectName("Muted")
@@ -168,24 +194,37 @@ class ApprovalsPage(_Page):
             label.setText(tr(f"origin.{origin}"))
         for combo in self.rules.values():
             _fill_combo(combo, [(f"settings.rule.{rule}", rule) for rule in RULES])
-        self.remembered_title.setText(tr("settings.remembered"))
-        self.empty.setText(tr("settings.remembered.none"))
+        self.remembered_title.setText(tr("settings.always.title"))
+        self.always_note.setText(tr("settings.always.note"))
+        self.empty.setText(tr("settings.always.none"))
         self.revoke.setText(tr("settings.revoke"))
+        self._fill_rules()
 
     def load(self, settings: Settings) -> None:
         rules = settings.agent.approvals.rules
         for (origin, risk), combo in self.rules.items():
             value = rules.get(origin, {}).get(risk, "ask")
             combo.setCurrentIndex(max(0, combo.findData(value)))
+        approvals = settings.agent.approvals
+        legacy = [AllowRule(scope="function", tool=f.rsplit("_", 1)[0], function=f) for f in approvals.remembered]
+        self._rules = [*legacy, *approvals.always]
+        self._fill_rules()
+
+    def _fill_rules(self) -> None:
         self.remembered.clear()
-        self.remembered.addItems(settings.agent.approvals.remembered)
+        for rule in getattr(self, "_rules", []):
+            item = QListWidgetItem(rule_text(rule))
+            item.setToolTip(rule.created or "")
+            self.remembered.addItem(item)
         self._update_empty()
 
     def _revoke(self) -> None:
-        for item in self.remembered.selectedItems() or [self.remembered.currentItem()]:
-            if item is not None:
-                self.remembered.takeItem(self.remembered.row(item))
-        self._update_empty()
+        rows = sorted({self.remembered.row(i) for i in self.remembered.selectedItems()}, reverse=True)
+        if not rows and self.remembered.currentRow() >= 0:
+            rows = [self.remembered.currentRow()]
+        for row in rows:
+            del self._rules[row]
+        self._fill_rules()
 
     def _update_empty(self) -> None:
         has = self.remembered.count() > 0
@@ -196,9 +235,8 @@ class ApprovalsPage(_Page):
         rules = {origin: dict(values) for origin, values in settings.agent.approvals.rules.items()}
         for (origin, risk), combo in self.rules.items():
             rules.setdefault(origin, {})[risk] = combo.currentData()
-        remembered = [self.remembered.item(i).text() for i in range(self.remembered.count())]
         settings.agent.approvals = settings.agent.approvals.model_copy(
-            update={"rules": rules, "remembered": remembered}
+            update={"rules": rules, "remembered": [], "always": list(self._rules)}
         )
 
 
@@ -326,24 +364,29 @@ class SettingsDialog(QDialog):
         *,
         extra_pages: Sequence[tuple[str | Text, QWidget]] = (),
         key_lookup: Callable[[], str | None] | None = None,
+        registry: ToolRegistry | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setMinimumSize(760, 520)
+        self.setMinimumSize(MIN_SIZE[0], MIN_SIZE[1])
+        self.resize(*DEFAULT_SIZE)
         self.store = store
         self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
         self.agent_page = AgentPage()
         self.approvals_page = ApprovalsPage()
         self.files_page = FilesPage()
         self.appearance_page = AppearancePage()
-        pages: list[tuple[str | Text, str, QWidget]] = [
-            (Text("settings.page.provider"), "chip", self.provider_page),
-            (Text("settings.page.agent"), "tool", self.agent_page),
-            (Text("settings.page.approvals"), "shield", self.approvals_page),
-            (Text("settings.page.files"), "folder", self.files_page),
-            (Text("settings.page.appearance"), "screen", self.appearance_page),
+        self.tools_page = ToolsPage(registry or ToolRegistry.from_path(), secrets)
+        pages: list[tuple[str, str | Text, str, QWidget]] = [
+            ("provider", Text("settings.page.provider"), "chip", self.provider_page),
+            ("agent", Text("settings.page.agent"), "tool", self.agent_page),
+            ("approvals", Text("settings.page.approvals"), "shield", self.approvals_page),
+            ("tools", Text("settings.page.tools"), "terminal", self.tools_page),
+            ("files", Text("settings.page.files"), "folder", self.files_page),
+            ("appearance", Text("settings.page.appearance"), "screen", self.appearance_page),
         ]
         self.pages: list[QWidget] = []
+        self.page_keys: list[str] = []
         self._titles: list[tuple[str | Text, QLabel]] = []  # page title -> its heading
         root = QVBoxLayout(self)
         root.setContentsMargins(0, 0, 0, 0)
@@ -356,10 +399,13 @@ class SettingsDialog(QDialog):
         self.nav.setFixedWidth(170)
         self.nav.setIconSize(icons.icon_size(18))
         self.stack = QStackedWidget()
-        for title, icon_name, page in pages:
-            self._add_page(title, icon_name, page)
+        for key, title, icon_name, page in pages:
+            self._add_page(key, title, icon_name, page)
         for title, widget in extra_pages:
-            self._add_page(title, "plug", widget)
+            key = str(
+                widget.property("settingsKey") or (title.key.rsplit(".", 1)[-1] if isinstance(title, Text) else title)
+            )
+            self._add_page(key.lower(), title, "plug", widget)
         self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
         self.nav.setCurrentRow(0)
         body.addWidget(self.nav)
@@ -401,8 +447,10 @@ class SettingsDialog(QDialog):
             self.retranslate()
         super().changeEvent(event)
 
-    def _add_page(self, title: str | Text, icon_name: str, page: QWidget) -> None:
-        item = QListWidgetItem(icons.icon(icon_name), str(title))
+    def _add_page(self, key: str, title: str | Text, icon_name: str, page: QWidget) -> None:
+        self.page_keys.append(key)
+        item = QListWidgetItem(str(title))
+        icons.bind(item, icon_name)
         item.setSizeHint(item.sizeHint().expandedTo(icons.icon_size(34)))
         self.nav.addItem(item)
         wrapper = QWidget()
@@ -413,12 +461,36 @@ class SettingsDialog(QDialog):
         self._titles.append((title, heading))
         layout.addWidget(heading)
         layout.addSpacing(8)
-        layout.addWidget(page, 1)
+        # a page taller than the dialog scrolls instead of being crushed (the MCP page on a small screen)
+        area = QScrollArea()
+        area.setObjectName("SettingsPageArea")
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        area.setWidget(page)
+        layout.addWidget(area, 1)
         self.stack.addWidget(wrapper)
         self.pages.append(page)
 
-    def show_page(self, index: int) -> None:
+    def show_page(self, index: int | str) -> None:
+        """Show a page by index or key ("provider", "agent", "approvals", "tools", "files", "appearance", "mcp")."""
+        if isinstance(index, str):
+            index = self.page_keys.index(index)
         self.nav.setCurrentRow(index)
+
+    def page(self, key: str) -> QWidget | None:
+        return self.pages[self.page_keys.index(key)] if key in self.page_keys else None
+
+    def show_target(self, page: str, section: str = "") -> QWidget | None:
+        """Show a page (and a section of it, e.g. Tools > email); the widget shown, None if it does not exist."""
+        widget = self.page(page)
+        if widget is None:
+            return None
+        self.show_page(page)
+        if section:
+            find = getattr(widget, "show_section", None)
+            return find(section) if callable(find) else None
+        return widget
 
     def load(self, settings: Settings) -> None:
         for page in self.pages:
@@ -448,4 +520,4 @@ class SettingsDialog(QDialog):
         super().done(result)
 
 
-__all__ = ["AgentPage", "AppearancePage", "ApprovalsPage", "FilesPage", "SettingsDialog", "SettingsPage"]
+__all__ = ["AgentPage", "AppearancePage", "ApprovalsPage", "FilesPage", "SettingsDialog", "SettingsPage", "ToolsPage"]

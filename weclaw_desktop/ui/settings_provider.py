@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from weclaw_desktop import i18n
 from weclaw_desktop.i18n import Text, tr
-from weclaw_desktop.secrets import SecretStore
+from weclaw_desktop.secrets import SecretStore, split_url_password, url_password_name
 from weclaw_desktop.settings import Settings
 from weclaw_desktop.ui import theme
 from weclaw_desktop.ui.model_options import ModelOptions
@@ -109,6 +109,9 @@ class ProviderPage(QWidget):
         key_row = QHBoxLayout()
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        from weclaw_desktop.ui.settings_tools import add_reveal
+
+        self.reveal_key = add_reveal(self.api_key)  # show/hide what was typed
         key_row.addWidget(self.api_key, 1)
         self.clear_key = QPushButton()
         self.clear_key.clicked.connect(self._clear_key)
@@ -155,6 +158,9 @@ class ProviderPage(QWidget):
         return label
 
     def retranslate(self) -> None:
+        from weclaw_desktop.ui.settings_tools import reveal_text
+
+        self.reveal_key.setToolTip(reveal_text(self.reveal_key.isChecked()))
         for key, label in self._labels.items():
             label.setText(tr(key))
         lang = i18n.language()
@@ -208,7 +214,12 @@ class ProviderPage(QWidget):
     def apply(self, settings: Settings) -> None:
         preset = str(self.preset.currentData() or "custom")
         settings.provider.preset = preset
-        settings.provider.base_url = self.base_url.text().strip()
+        # a password in the URL goes to the keyring; settings.json and this field keep only user@host
+        url, password = split_url_password(self.base_url.text().strip())
+        if password:
+            self.secrets.set(url_password_name(settings.provider.api_key_name), password)
+            self.base_url.setText(url)
+        settings.provider.base_url = url
         settings.provider.model = self.model.currentText().strip()
         self.options.apply(settings)
         key = self.api_key.text().strip()

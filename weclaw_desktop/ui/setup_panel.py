@@ -7,7 +7,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from weclaw_desktop.i18n import tr
-from weclaw_desktop.ui import icons, theme
+from weclaw_desktop.ui import icons
 
 
 class SetupPanel(QWidget):
@@ -24,7 +24,7 @@ class SetupPanel(QWidget):
         layout.setContentsMargins(32, 28, 32, 28)
         layout.setSpacing(14)
         logo = QLabel()
-        logo.setPixmap(icons.pixmap("app", 56, theme.colors().accent))
+        icons.bind(logo, "app", "accent", size=56)
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(logo)
         self.title = QLabel()
@@ -35,7 +35,8 @@ class SetupPanel(QWidget):
         self.body.setWordWrap(True)
         self.body.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(self.body)
-        self.button = QPushButton(icons.icon("settings", "#ffffff"), "")
+        self.button = QPushButton()
+        icons.bind(self.button, "settings", "#ffffff")
         self.button.setProperty("primary", True)
         self.button.clicked.connect(self.open_settings)
         layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignCenter)
@@ -66,7 +67,7 @@ class WelcomePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addStretch(1)
         logo = QLabel()
-        logo.setPixmap(icons.pixmap("app", 48, theme.colors().accent))
+        icons.bind(logo, "app", "accent", size=48)
         logo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout.addWidget(logo)
         self.title = QLabel()

@@ -8,11 +8,12 @@ match the active theme; they are refreshed when the theme changes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QToolTip
 
 #: Sans-serif families in order of preference; Qt falls back per character, so CJK text finds Noto CJK.
 UI_FONTS = [
@@ -87,10 +88,19 @@ DARK = Colors(
 )
 
 _active: Colors = LIGHT
+_listeners: list[Callable[[Colors], None]] = []
 
 
 def colors() -> Colors:
     return _active
+
+
+def subscribe(callback: Callable[[Colors], None]) -> Callable[[], None]:
+    """``callback(colors)`` after every :func:`apply_theme` that changed the colours; returns unsubscribe.
+
+    Widgets that draw with the theme's colours (icons tinted per theme, chat HTML) restyle there."""
+    _listeners.append(callback)
+    return lambda: _listeners.remove(callback) if callback in _listeners else None
 
 
 def system_is_dark() -> bool:
@@ -233,11 +243,17 @@ QSplitter::handle {{ background: {c.border}; }}
 def apply_theme(app: QApplication, theme: str = "system") -> Colors:
     """Apply ``theme`` ("light", "dark", "system") to the whole application; returns its colours."""
     global _active
+    before = _active
     _active = resolve(theme)
-    app.setStyle("Fusion")
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
     app.setPalette(_palette(_active))
+    QToolTip.setPalette(_palette(_active))
     app.setFont(ui_font())
     app.setStyleSheet(style_sheet(_active))
+    if _active is not before:
+        for callback in list(_listeners):
+            callback(_active)
     return _active
 
 

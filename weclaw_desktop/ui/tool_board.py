@@ -19,7 +19,7 @@ from weclaw_desktop.toolkit.exposure import ExposurePlanner
 from weclaw_desktop.toolkit.policy import Policy
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
-FINAL = frozenset({"success", "error", "timeout", "denied", "cancelled"})
+FINAL = frozenset({"success", "error", "timeout", "denied", "cancelled", "interrupted"})
 
 
 @dataclass
@@ -29,15 +29,23 @@ class CallInfo:
     tool: str
     action: str
     arguments: str = ""
-    status: str = "queued"  # queued | awaiting_approval | running | success | error | timeout | denied | cancelled
+    #: queued | awaiting_approval | running | success | error | timeout | denied | cancelled | interrupted
+    status: str = "queued"
     risk: str = ""
     started: float | None = None  # time.monotonic() when it started running
-    duration_ms: float | None = None
+    duration_ms: float | None = None  # the dispatcher's whole time (approval wait included)
+    run_ms: float | None = None  # from started to finished: the tool's own running time
+    waited_s: float = 0.0  # time spent waiting for the user's approval
+    wait_since: float | None = None  # time.monotonic() when it began waiting (while it waits)
     fraction: float | None = None
     message: str = ""
     output: str = ""
     error: str = ""
     files: list[str] = field(default_factory=list)
+    error_kind: str = ""  # ErrorKind value when it did not succeed
+    decided_by: str = ""  # DecidedBy value when someone decided
+    truncated: bool = False
+    restored: bool = False  # read back from the history (no live timing)
     at: float = field(default_factory=time.time)
 
     @property
@@ -45,11 +53,20 @@ class CallInfo:
         return self.status in FINAL
 
     def elapsed_s(self) -> float | None:
-        if self.duration_ms is not None:
-            return self.duration_ms / 1000
-        if self.started is not None:
+        """The running time: while it runs, since it started; after, the tool's own time (not the wait)."""
+        if self.run_ms is not None:
+            return self.run_ms / 1000
+        if self.started is not None and not self.finished:
             return time.monotonic() - self.started
+        if self.duration_ms is not None:
+            return max(0.0, self.duration_ms / 1000 - self.waited_s)
         return None
+
+    def waiting_s(self) -> float:
+        """Time spent waiting for approval so far."""
+        if self.wait_since is not None:
+            return self.waited_s + time.monotonic() - self.wait_since
+        return self.waited_s
 
 
 @dataclass
@@ -159,26 +176,46 @@ class ToolBoard:
         elif call is None:
             return None
         elif isinstance(event, ev.ToolCallAwaitingApproval):
-            call.status, call.risk = "awaiting_approval", event.risk
+            call.status, call.risk = "awaiting_approval", str(event.risk)
+            call.wait_since = time.monotonic()
         elif isinstance(event, ev.ToolCallApproved):
             call.status = "queued"
+            call.decided_by = str(event.decided_by)
+            self._end_wait(call)
         elif isinstance(event, ev.ToolCallDenied):
+            self._end_wait(call)
+            call.decided_by, call.error_kind = str(event.decided_by), str(event.error_kind)
             self._finish(call, "denied")
             call.error = event.reason
         elif isinstance(event, ev.ToolCallStarted):
+            self._end_wait(call)
             call.status, call.started = "running", time.monotonic()
         elif isinstance(event, ev.ToolCallProgress):
             call.fraction, call.message = event.fraction, event.message
         elif isinstance(event, ev.ToolCallFinished):
+            self._end_wait(call)
             call.output, call.error, call.files = event.output, event.error, list(event.files)
+            call.truncated = event.truncated
+            if event.error_kind is not None:
+                call.error_kind = str(event.error_kind)
+            if event.decided_by is not None and not call.decided_by:
+                call.decided_by = str(event.decided_by)
+            if call.started is not None:
+                call.run_ms = (time.monotonic() - call.started) * 1000
             self._finish(call, event.status, event.duration_ms)
         else:
             return None
         self._emit({call.tool})
         return call
 
+    @staticmethod
+    def _end_wait(call: CallInfo) -> None:
+        if call.wait_since is not None:
+            call.waited_s += time.monotonic() - call.wait_since
+            call.wait_since = None
+
     def _finish(self, call: CallInfo, status: str, duration_ms: float | None = None) -> None:
-        call.status = status
+        call.status = str(status)
         if duration_ms is not None:
             call.duration_ms = duration_ms
         elif call.started is not None and call.duration_ms is None:

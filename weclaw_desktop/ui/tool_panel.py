@@ -8,11 +8,10 @@ the policy enforces it) and the board is refreshed.
 from __future__ import annotations
 
 import html
-import re
 import time
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QIcon
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -29,49 +28,18 @@ from PySide6.QtWidgets import (
 from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.audit import AuditRecord
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic, human_text
+from weclaw_desktop.toolkit.effects import declared_effects
+from weclaw_desktop.toolkit.manifest import Effect, ToolSpec
 from weclaw_desktop.ui import icons, theme
-from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
+from weclaw_desktop.ui.call_text import call_status_text, format_seconds, progress_message
+from weclaw_desktop.ui.tool_board import ToolBoard
+
+__all__ = ["ToolPanel", "call_status_text", "category_name", "diagnostic_text", "format_seconds", "progress_message"]
 
 TOOL_ROLE = Qt.ItemDataRole.UserRole + 1
+FLUSH_MS = 40
+CALL_ROLE = Qt.ItemDataRole.UserRole + 2
 NAME_PAD = 26  # px after the widest tool name (item padding, check box and icon spacing)
-
-
-def format_seconds(seconds: float) -> str:
-    """A duration with its unit in the UI language: "75 ms" / "75 毫秒", "3.7 s" / "3.7 秒", "2:05"."""
-    if seconds < 1:
-        return tr("unit.ms", n=round(seconds * 1000))
-    if seconds < 60:
-        return tr("unit.s", n=round(seconds, 1))
-    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
-
-
-#: A progress message that starts by repeating the elapsed time ("running 3 s: 7/36 files"); the
-#: status text already shows the elapsed time, so the repeat is dropped.
-_ELAPSED_PREFIX = re.compile(r"^\s*running\s+\d+(?:\.\d+)?\s*s\b[:\s]*", re.IGNORECASE)
-
-
-def progress_message(call: CallInfo) -> str:
-    """The call's progress message without a leading "running N s" (the elapsed time is shown anyway)."""
-    return _ELAPSED_PREFIX.sub("", call.message or "").strip()
-
-
-def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
-    """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms". ``compact`` (the narrow tool panel) leaves
-    out the progress message and a finished call's duration; the tooltip carries them."""
-    short = f"status.{call.status}.short"
-    text = tr(short) if compact and has(short) else tr(f"status.{call.status}")
-    elapsed = call.elapsed_s()
-    if call.status == "running":
-        if elapsed is not None:
-            text += f" {format_seconds(elapsed)}"
-        if call.fraction is not None:
-            text += f" · {call.fraction * 100:.0f}%"
-        message = progress_message(call)
-        if message and not compact:
-            text += f" · {message}"
-    elif call.finished and elapsed is not None and call.status != "denied" and not compact:
-        text += f" · {format_seconds(elapsed)}"
-    return text
 
 
 def diagnostic_text(d: Diagnostic) -> tuple[str, str]:
@@ -85,6 +53,8 @@ def category_name(category: str) -> str:
 
 
 class ToolPanel(QDockWidget):
+    call_activated = Signal(str, str)  # session id, call id: a call double-clicked (or Enter) in the Calls tab
+
     def __init__(
         self,
         board: ToolBoard,
@@ -150,6 +120,9 @@ class ToolPanel(QDockWidget):
         calls_header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         calls_header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.calls.setColumnHidden(3, True)
+        self.calls.itemActivated.connect(self._call_activated)  # Enter (and a click where the style activates)
+        self.calls.itemDoubleClicked.connect(self._call_activated)
+        self._last_activation: tuple[int, float] = (0, 0.0)
         self.tabs.addTab(self.calls, "")
         self.tabs.currentChanged.connect(self._tab_changed)
         self.setWidget(body)
@@ -157,6 +130,14 @@ class ToolPanel(QDockWidget):
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
+        # board changes are batched: 50 parallel calls or 300 tools registered one by one repaint once per
+        # FLUSH_MS, each tool row in place
+        self._dirty: set[str] = set()
+        self._dirty_all = False
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
         board.subscribe(self._board_changed)
         self._records: list[AuditRecord] = []
         self.retranslate()
@@ -181,6 +162,7 @@ class ToolPanel(QDockWidget):
 
     # --- tree -----------------------------------------------------------------------------------
     def rebuild(self) -> None:
+        """Every row made again (language or theme changed)."""
         self._updating = True
         try:
             self.tree.clear()
@@ -188,27 +170,35 @@ class ToolPanel(QDockWidget):
             self._categories.clear()
             registry = self.board.registry
             for name in registry.tool_names(include_disabled=True):
-                spec = registry.spec(name)
-                category = spec.display.category
-                parent = self._categories.get(category)
-                if parent is None:
-                    parent = QTreeWidgetItem([category_name(category), ""])
-                    font = parent.font(0)
-                    font.setBold(True)
-                    parent.setFont(0, font)
-                    parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                    parent.setForeground(0, QBrush(QColor(theme.colors().muted)))
-                    self.tree.addTopLevelItem(parent)
-                    parent.setFirstColumnSpanned(True)
-                    self._categories[category] = parent
-                item = QTreeWidgetItem([pick(spec.display.name), ""])
-                item.setData(0, TOOL_ROLE, name)
-                item.setIcon(0, icons.icon(spec.display.icon))
-                parent.addChild(item)
-                self._items[name] = item
-            self.tree.expandAll()
+                self._add_item(name, registry.spec(name))
         finally:
             self._updating = False
+        self._fit_names()
+        self._update_items(self._items)
+        self._apply_filter(self.filter.text())
+
+    def _add_item(self, name: str, spec: ToolSpec) -> QTreeWidgetItem:
+        category = spec.display.category
+        parent = self._categories.get(category)
+        if parent is None:
+            parent = QTreeWidgetItem([category_name(category), ""])
+            font = parent.font(0)
+            font.setBold(True)
+            parent.setFont(0, font)
+            parent.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            parent.setForeground(0, QBrush(QColor(theme.colors().muted)))
+            self.tree.addTopLevelItem(parent)
+            parent.setFirstColumnSpanned(True)
+            parent.setExpanded(True)
+            self._categories[category] = parent
+        item = QTreeWidgetItem([pick(spec.display.name), ""])
+        item.setData(0, TOOL_ROLE, name)
+        item.setIcon(0, icons.icon(spec.display.icon))
+        parent.addChild(item)
+        self._items[name] = item
+        return item
+
+    def _fit_names(self) -> None:
         # the names column fits its widest name; Qt's own fit leaves out the styled check box's margin
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)
@@ -216,16 +206,49 @@ class ToolPanel(QDockWidget):
         widest = max((fm.horizontalAdvance(item.text(0)) for item in self._items.values()), default=0)
         # indentation + check box + icon + gaps + the name
         header.resizeSection(0, self.tree.indentation() + 22 + self.tree.iconSize().width() + widest + NAME_PAD)
-        self._update_items(self._items)
-        self._apply_filter(self.filter.text())
 
     def _board_changed(self, changed: set[str]) -> None:
-        if not changed:
-            if set(self._items) != set(self.board.registry.tool_names(include_disabled=True)):
-                self.rebuild()
-                return
+        if changed:
+            self._dirty |= changed
+        else:
+            self._dirty_all = True
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def flush(self) -> None:
+        """Apply the batched board changes: add and remove tool rows in place, repaint the changed ones."""
+        self._flush_timer.stop()
+        changed, everything = self._dirty, self._dirty_all
+        self._dirty, self._dirty_all = set(), False
+        if everything:
+            names = self.board.registry.tool_names(include_disabled=True)
+            if set(self._items) != set(names):
+                self._sync_items(names)
             changed = set(self._items)
         self._update_items(changed)
+
+    def _sync_items(self, names: list[str]) -> None:
+        """Add the rows of new tools and remove the rows of tools that are gone, keeping the rest."""
+        registry = self.board.registry
+        wanted = set(names)
+        self._updating = True
+        try:
+            for name in [n for n in self._items if n not in wanted]:
+                item = self._items.pop(name)
+                parent = item.parent()
+                if parent is not None:
+                    parent.removeChild(item)
+            for name in names:
+                if name not in self._items:
+                    self._add_item(name, registry.spec(name))
+            for category, parent in list(self._categories.items()):
+                if parent.childCount() == 0:
+                    self.tree.takeTopLevelItem(self.tree.indexOfTopLevelItem(parent))
+                    del self._categories[category]
+        finally:
+            self._updating = False
+        self._fit_names()
+        self._apply_filter(self.filter.text())
 
     def _update_items(self, names: Iterable[str]) -> None:
         self._updating = True
@@ -301,7 +324,15 @@ class ToolPanel(QDockWidget):
             lines.append(html.escape(call_status_text(call)))
         if row.calls:
             lines.append(tr("panel.tip.calls", n=row.calls))
+        lines.append(self._effects_line(name))
         return "<br>".join(lines)
+
+    def _effects_line(self, name: str) -> str:
+        """What the tool can do beyond WeClaw and whether its results are trusted (tools.json's safety)."""
+        effects, trust = declared_effects(self.board.registry, name)
+        listed = ", ".join(tr(f"effect.{e.value}") for e in Effect if e in effects) or tr("effect.none")
+        trusted = tr(f"effect.{trust.value}")
+        return f"<span style='color:gray'>{tr('effect.title')}: {html.escape(listed)} · {html.escape(trusted)}</span>"
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._updating or column != 0:
@@ -341,6 +372,17 @@ class ToolPanel(QDockWidget):
         if self.tabs.widget(index) is self.calls and self._load_calls is not None:
             self._load_calls()
 
+    def _call_activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        now = time.monotonic()
+        if self._last_activation[0] == id(item) and now - self._last_activation[1] < 0.5:
+            return  # a double-click that the style also reported as an activation
+        self._last_activation = (id(item), now)
+        parent = item.parent()
+        target = item.data(0, CALL_ROLE) or (parent.data(0, CALL_ROLE) if parent is not None else None)
+        if target:
+            session_id, call_id = target
+            self.call_activated.emit(str(session_id), str(call_id))
+
     def show_calls(self, records: list[AuditRecord]) -> None:
         """Fill the Calls tab from audit records (newest first)."""
         self._records = records
@@ -351,6 +393,7 @@ class ToolPanel(QDockWidget):
             item = QTreeWidgetItem(
                 [when, rec.function, f"{status} · {format_seconds(rec.duration_ms / 1000)}", rec.error_summary]
             )
+            item.setData(0, CALL_ROLE, (rec.session_id, rec.call_id))
             item.setIcon(2, icons.status_icon(rec.status))
             item.setForeground(2, QBrush(QColor(theme.status_color(rec.status))))
             tip = f"{rec.function} · {status} · {format_seconds(rec.duration_ms / 1000)}"
@@ -370,7 +413,9 @@ class ToolPanel(QDockWidget):
 
     # --- test and screenshot helpers ------------------------------------------------------------
     def status_text(self, tool: str) -> str:
+        self.flush()  # what the panel shows once its batched update has run
         return self._items[tool].text(1)
 
     def item_for(self, tool: str) -> QTreeWidgetItem:
+        self.flush()
         return self._items[tool]

@@ -14,7 +14,7 @@ from weclaw_desktop.toolkit import ToolContext, ToolStatus
 from weclaw_desktop.tools import python_runner
 from weclaw_desktop.tools.python_runner import PythonRunnerTool, RunParams
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.asyncio
