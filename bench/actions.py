@@ -56,7 +56,7 @@ async def measure(size: int, runs: int) -> None:
     actions.mark = timed_mark  # type: ignore[method-assign]
     for _ in range(runs):
         for item in window.chat.message_items():
-            item.data.pop("actions.signature", None)  # every live bar is rebuilt, as after a turn at worst
+            item.data.pop("actions_signature", None)  # every live bar is rebuilt, as after a turn at worst
         m = beat.mark()
         t0 = time.perf_counter()
         await actions.refresh()

@@ -208,3 +208,23 @@ async def test_each_answer_shows_its_tokens_estimated_when_the_endpoint_sends_no
     assert first.usage.text() == "1,234 sent · 56 received"  # type: ignore[union-attr]
     label = second.usage.text()  # type: ignore[union-attr]
     assert label.startswith("≈") and "received" in label and "≈0 " not in label
+
+
+async def test_an_edit_that_cannot_start_shows_the_chat_as_stored(
+    make_window: Any, fake_openai: FakeOpenAI, qtbot: Any
+) -> None:
+    """The exchange was deleted elsewhere (another window, the CLI) before the edit was sent: the chat is shown
+    again as the history has it, with the reason; nothing else is lost."""
+    window = await make_window(configured_settings(fake_openai))
+    fake_openai.push(text_reply("one"), text_reply("two"))
+    await send(window, qtbot, "keep")
+    await send(window, qtbot, "gone elsewhere")
+    doomed = item(window, "user", "gone elsewhere")
+    await until(lambda: "edit" in bar(window, doomed).buttons, what="edit offered")
+    await window.runtime.delete_turn(window.controller.session_id, doomed.run_id)
+    got = await window.message_actions.resend(doomed.run_id, "edited", [])
+    assert got is None
+    await window.controller.idle()
+    assert shown(window) == [("user", "keep"), ("assistant", "one")]
+    assert any("no turn" in str(n.message) for n in window.chat.notices())
+    assert len(fake_openai.requests) == 2  # nothing was sent

@@ -251,10 +251,12 @@ class ChatController(QObject):
         start: Callable[[AgentRuntime, str, Callable[[ev.Event], None]], Awaitable[TurnHandle]],
         *,
         user: Any = None,
+        reload_on_error: bool = False,
     ) -> TurnHandle | None:
         """Run a turn of the open chat that ``start(runtime, session_id, on_event)`` begins (a new message, an
         edit, a regeneration, a retry). ``text``: the user message shown for it (None: ``user``, the message
-        already shown, answers again)."""
+        already shown, answers again). ``reload_on_error``: when the turn cannot start, show the chat as the
+        history has it again (an edit or a regeneration took messages off the screen first)."""
         runtime = await self.ready()
         if text is not None:
             user = self.chat.add_user(text)
@@ -268,7 +270,9 @@ class ChatController(QObject):
         except Exception as exc:  # TurnInProgress and the like: say it, keep the text
             self.composer.set_busy(False)
             self.turn_state_changed.emit(False)
-            self.chat.add_notice(str(exc), "error")
+            if reload_on_error:
+                await self.reload()
+            self.chat.add_notice(Text("chat.error", message=str(exc)) if reload_on_error else str(exc), "error")
             return None
         if user is not None:
             user.run_id = handle.run_id  # the message actions act on its turn

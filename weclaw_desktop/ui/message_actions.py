@@ -45,10 +45,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("weclaw.ui")
 
 #: Keys of ``item.data`` this module sets (kept while the chat is open; widgets read them when made again).
-LAST_OF_TURN = "actions.last_of_turn"  # the last answer of its exchange: the answer's actions go there
+LAST_OF_TURN = "actions_last_of_turn"  # the last answer of its exchange: the answer's actions go there
 NOTICE_ACTION = "action"  # on an error notice: (label, handler), shown as a link by ui/chat/notice.py
-SHOWN_ACTION = "actions.shown"  # the notice action its widget was made with
-SIGNATURE = "actions.signature"  # what a message widget's bar was made from (see MessageActions._signature)
+SHOWN_ACTION = "actions_shown"  # the notice action its widget was made with
+SIGNATURE = "actions_signature"  # what a message widget's bar was made from (see MessageActions._signature)
 
 
 class ActionBar(QWidget):
@@ -272,6 +272,7 @@ class MessageActions(QObject):
             text,
             attachments,
             lambda rt, sid, on_event: rt.edit(sid, run_id, text, attachments=attachments, on_event=on_event),
+            reload_on_error=True,
         )
 
     def regenerate(self, item: MessageItem) -> None:
@@ -283,7 +284,11 @@ class MessageActions(QObject):
         user = self._user_item(run_id)
         self._cut_from(user, keep=True)
         return await self.controller.branch_turn(
-            None, [], lambda rt, sid, on_event: rt.regenerate(sid, run_id, on_event=on_event), user=user
+            None,
+            [],
+            lambda rt, sid, on_event: rt.regenerate(sid, run_id, on_event=on_event),
+            user=user,
+            reload_on_error=True,
         )
 
     def retry(self, run_id: str) -> None:
@@ -293,7 +298,11 @@ class MessageActions(QObject):
         user = self._user_item(run_id)
         self._cut_from(user, keep=True)
         return await self.controller.branch_turn(
-            None, [], lambda rt, sid, on_event: rt.retry(sid, run_id, on_event=on_event), user=user
+            None,
+            [],
+            lambda rt, sid, on_event: rt.retry(sid, run_id, on_event=on_event),
+            user=user,
+            reload_on_error=True,
         )
 
     def page(self, run_id: str, which: str, step: int) -> None:
