@@ -385,7 +385,7 @@ class _Turn:
     def _without_tools(rnd: Exposure) -> Exposure:
         """The round's offer for a model without tools: nothing (a call it makes anyway is refused as not offered)."""
         dropped = {**rnd.dropped, **dict.fromkeys(rnd.tools, "the model does not support tools")}
-        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, tier="withheld")
+        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, capped={}, tier="withheld")
 
     # --- exposure -----------------------------------------------------------------------------------
     def _expose(self, exposure: TurnExposure, *, withheld: bool = False) -> Exposure:
