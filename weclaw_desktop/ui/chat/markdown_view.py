@@ -181,11 +181,11 @@ def content_resized(widget: QWidget) -> None:
         w = w.parentWidget()
     if w is not None:
         w.updateGeometry()
-        parent = w.parentWidget()
-        if parent is not None:
-            from PySide6.QtCore import QCoreApplication
+        from PySide6.QtCore import QCoreApplication
 
-            QCoreApplication.postEvent(parent, QEvent(QEvent.Type.LayoutRequest))
+        # to the item widget itself: the column's filter sees which item changed (the parent's own
+        # LayoutRequest only says that one of them did)
+        QCoreApplication.postEvent(w, QEvent(QEvent.Type.LayoutRequest))
 
 
 class MessageBody(QWidget):
@@ -206,6 +206,10 @@ class MessageBody(QWidget):
         self._scanner = StableScanner()
         self._group_start = 0  # where the open (last) view's text starts
         self._streamed = False
+
+    def rebind(self, renderer: Renderer) -> None:
+        """Before showing another message (a recycled widget): the renderer may be another palette's."""
+        self._renderer = renderer
 
     def _open_view(self) -> MarkdownView:
         view = MarkdownView()
