@@ -10,6 +10,7 @@ thread); a streaming answer's widget is never recycled.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -23,7 +24,7 @@ from weclaw_desktop.ui.chat_view import MessageItem, MessageWidget
 def _chat(n: int) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for i in range(n // 2):
-        pairs.append(("user", f"question {i}"))
+        pairs.append(("user", f"question {i}" + " more" * (i % 9)))  # one line, bubbles of many widths
         pairs.append(
             ("assistant", f"## Answer {i}\n\n- point `{i}`\n- another point\n\n| a | b |\n|---|---|\n| {i} | x |")
         )
@@ -58,6 +59,17 @@ def _check_live(chat: Any, highlighted: set[int]) -> None:
         assert _tags(widget) == [f"tag {item.key}"], "decorations of another message left in the widget"
         if item.key not in highlighted:
             assert not any(v.extraSelections() for v in widget.body.views), "an old highlight was carried over"
+
+
+def _check_heights(chat: Any, decorate: Any) -> None:
+    """Every live message is as tall as a widget made fresh for it (a rebound one keeps no old measure)."""
+    for item, widget in chat.live_widgets():
+        if isinstance(widget, MessageWidget):
+            fresh = MessageWidget(item, chat._renderer)
+            decorate(fresh)
+            want = fresh.heightForWidth(chat.column_width())
+            fresh.deleteLater()
+            assert abs(widget.height() - want) <= 2, f"{item.role} {item.text[:20]!r}: {widget.height()} != {want}"
 
 
 def _tagger(calls: list[int]) -> Any:
@@ -116,14 +128,17 @@ async def test_scrolling_recycles_widgets_and_every_widget_shows_only_its_own_it
 async def test_jumping_around_shows_the_right_widgets(make_window: Any, fake_openai: FakeOpenAI) -> None:
     window = await make_window(configured_settings(fake_openai))
     chat = window.chat
-    chat.add_message_decorator(_tagger([]))
+    decorate = _tagger([])
+    chat.add_message_decorator(decorate)
     chat.load_history(_chat(300))
     await until(lambda: chat.live_widgets() and _blank_px(chat) == 0)
     bar = chat.verticalScrollBar()
     for value in (bar.maximum() // 2, bar.maximum() // 5, 0, bar.maximum() // 3):
         bar.setValue(value)
         await until(lambda: _blank_px(chat) == 0 and not chat._idle.isActive(), what="settled")
+        await asyncio.sleep(0.05)  # the views' own re-measuring after they got their width
         _check_live(chat, set())
+        _check_heights(chat, decorate)
     assert chat.rebound > 0
 
 
@@ -143,3 +158,28 @@ async def test_a_streaming_answer_is_never_recycled(make_window: Any, fake_opena
     assert all(w.item is not current for pool in chat._pool.values() for w in pool)
     window.controller.stop()
     await until(lambda: not window.composer.busy, what="stopped")
+
+
+async def test_a_rebound_message_is_measured_for_its_own_text(qtbot: Any) -> None:
+    """A widget laid out for a long one-line message, rebound to a short one, is as tall as a fresh one (the
+    old width must not be scaled into a taller bubble)."""
+    from PySide6.QtWidgets import QWidget
+
+    from weclaw_desktop.ui.chat.markdown_view import markdown_renderer
+
+    renderer = markdown_renderer()
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(700, 400)
+    long_item = MessageItem.of("user", "a long question that fills most of the line " * 2)
+    short_item = MessageItem.of("user", "hi")
+    widget = MessageWidget(long_item, renderer, parent=host)
+    widget.setGeometry(0, 0, 680, widget.heightForWidth(680))
+    host.show()
+    await until(lambda: widget.view.document().textWidth() > 300, what="laid out wide")
+    widget.hide()
+    widget.unbind()
+    widget.bind(short_item, renderer)
+    fresh = MessageWidget(short_item, renderer)
+    assert widget.heightForWidth(680) == fresh.heightForWidth(680)
+    fresh.deleteLater()

@@ -111,7 +111,7 @@ class MessageWidget(QWidget):
         assert item.role == self.role, "a message widget is rebound only to a message of its role"
         self.item = item
         self._renderer = renderer
-        self.body.rebind(renderer)
+        self.body.rebind(renderer)  # also forgets the width the last message was laid out at
         self.rendered_html = html
         self.render_now()
         self.retranslate()
