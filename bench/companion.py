@@ -2,15 +2,30 @@
 page's verified download in headless Chromium (with and without 4x CPU throttling).
 
     python bench/companion.py [--size-mb 1024] [--rounds 3] [--page-mb 256] [--throttled-mb 64] [--skip-page]
+                              [--loop asyncio|qasync] [--record FILE]
 
-Desktop side: a sparse file served (1) by the companion's signed, sealed download (ChaCha20-Poly1305 records,
-a fresh key per response) and (2) by a bare ``web.FileResponse`` (sendfile). The client is the Python phone
-(``weclaw_desktop.companion.client``) in a separate process, as a phone is another machine; it reads and
-discards. Prints median and worst MB/s of each, the ratio (target >= 70%) and the server process's resident
-memory growth while it serves (target < 50 MB). Phone side: the real page in Chromium (Pixel 7 profile)
-fetches a file with "Fetch automatically": time from the offer to "ready" (every record authenticated and
-stored in IndexedDB), in MB/s (target: at least the 33 MB/s the SHA-256 page reached here), then the same
-with Chromium's CPU throttled 4x as a stand-in for a phone.
+The script benches the tree it sits in (ROOT, its parent's parent). To compare with another tree, copy it into
+that tree's bench/ (the no-AEAD variant is left out where there is no record pump), run both alternately with
+``--record`` and compare the per-run ratios (bench/companion_compare.py does this).
+
+Desktop side: a sparse file served, in interleaved rounds (the order rotates every round), by
+  plain     a bare ``web.FileResponse`` (sendfile: the kernel copies page cache to the socket, no user space);
+  streamed  plain aiohttp without sendfile: the file read in 4 MB pieces in a thread and written;
+  ours      the companion's signed, sealed ``/api/v1/download`` (ChaCha20-Poly1305 records, a fresh key per
+            response, progress in the database) -- the real route, through the real service;
+  no-aead   the same record pump and writes as ``ours`` with the AEAD replaced by a copy: the ceiling of the
+            pipeline itself, so what the cipher costs and what the rest costs can be told apart.
+The client is the Python phone (``weclaw_desktop.companion.client``) in a separate process, as a phone is
+another machine; it reads and discards. Per variant: median and worst MB/s; ``ours`` against ``plain`` and
+``streamed`` as the median (and range) of the per-round ratios, so a machine whose speed drifts still
+compares like with like; CPU seconds per GB of the server process and of the client (load-independent: on
+a shared machine wall time mostly says how much CPU the bench was given); the server's resident memory
+growth while it serves (target < 50 MB); the load average before and after. Target: ours >= 70% of plain.
+``--loop qasync`` serves on the app's Qt event loop (``WeclawEventLoop``), as the desktop app does.
+Phone side: the real page in Chromium (Pixel 7 profile) fetches a file with "Fetch automatically": time from
+the offer to "ready" (every record authenticated and stored in IndexedDB), in MB/s (target: at least the
+33 MB/s the SHA-256 page reached here), then the same with Chromium's CPU throttled 4x as a stand-in for a
+phone.
 """
 
 from __future__ import annotations
@@ -24,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +55,14 @@ from weclaw_desktop.companion import CompanionService, FileState  # noqa: E402
 from weclaw_desktop.companion import crypto as c  # noqa: E402
 from weclaw_desktop.paths import app_paths  # noqa: E402
 from weclaw_desktop.settings import CompanionSettings  # noqa: E402
+
+try:  # absent in a tree from before the record pump (this script also benches such a copy of main: see --help)
+    from weclaw_desktop.companion.http_streams import write_records
+    from weclaw_desktop.companion.record_pump import RecordPump, sealed_len
+
+    VARIANTS: tuple[str, ...] = ("plain", "streamed", "ours", "no-aead")
+except ImportError:  # pragma: no cover - only in an older tree
+    VARIANTS = ("plain", "streamed", "ours")
 
 READ = 1 << 20
 
@@ -84,61 +108,128 @@ class RssSampler:
         return (self.peak - self.base) / (1 << 20)
 
 
+class CopySealer(c.RecordSealer):
+    """The records' sizes and layout without the AEAD (the plaintext copied, a zero tag): the ceiling."""
+
+    def seal_into(self, index: int, plaintext: memoryview, out: memoryview) -> None:
+        out[: len(plaintext)] = plaintext
+        out[len(plaintext) :] = bytes(c.TAG)
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    text = f"load average {one:.1f} (5 min {five:.1f}) on {os.cpu_count()} cores"
+    try:
+        pressure = Path("/proc/pressure/cpu").read_text().split()[1]  # "avg10=.."
+        text += f", CPU pressure {pressure}"
+    except (OSError, IndexError):
+        pass
+    return text
+
+
 # --- the client process ------------------------------------------------------------------------------
 
 
-async def client(pair_url: str, plain_url: str, size: int, rounds: int) -> dict[str, Any]:
-    """(in the client process) Pair, then alternate plain and sealed downloads; timings in seconds."""
+async def client(pair_url: str, base_url: str, size: int, rounds: int, server_pid: int) -> dict[str, Any]:
+    """(in the client process) Pair, then run the variants in rotating order; per download: wall seconds,
+    CPU seconds of the server process, CPU seconds of this process."""
     import aiohttp
 
     from weclaw_desktop.companion.client import pair_phone
 
-    async with aiohttp.ClientSession() as http:
+    server, me = psutil.Process(server_pid), psutil.Process()
+
+    def cpu(p: psutil.Process) -> float:
+        t = p.cpu_times()
+        return float(t.user + t.system)
+
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None)) as http:
         phone = await pair_phone(http, pair_url, "bench")
         print(json.dumps({"paired": phone.device_id}), flush=True)
         while not (offers := await phone.offers()):  # noqa: ASYNC110  (polling the desktop over HTTP)
             await asyncio.sleep(0.05)
         offer, f = offers[0]["offer"], offers[0]["files"][0]
+        sealed = c.SALT + size + c.record_count(size) * c.TAG
 
-        async def ours() -> float:
-            path = f"/api/v1/download?o={offer}&f={f['id']}&from=0"
-            headers, _ = phone.sign("GET", path, f"dl:{f['id']}", c.digest(b""))
-            t0 = time.perf_counter()
+        async def fetch(url: str, headers: dict[str, str], expect: int) -> tuple[float, float, float]:
+            s0, c0, t0 = cpu(server), cpu(me), time.perf_counter()
             got = 0
-            async with http.get(phone.base + path, headers=headers) as r:
+            async with http.get(url, headers=headers) as r:
                 assert r.status == 200, r.status
                 async for chunk in r.content.iter_chunked(READ):
                     got += len(chunk)
-            assert got == c.SALT + size + c.record_count(size) * c.TAG, got
-            return time.perf_counter() - t0
+            seconds = time.perf_counter() - t0
+            assert got == expect, (url, got, expect)
+            return seconds, cpu(server) - s0, cpu(me) - c0
 
-        async def plain(url: str = plain_url) -> float:
-            t0 = time.perf_counter()
-            got = 0
-            async with http.get(url) as r:
-                async for chunk in r.content.iter_chunked(READ):
-                    got += len(chunk)
-            assert got == size
-            return time.perf_counter() - t0
+        async def one(variant: str) -> tuple[float, float, float]:
+            if variant == "ours":
+                path = f"/api/v1/download?o={offer}&f={f['id']}&from=0"
+                headers, _ = phone.sign("GET", path, f"dl:{f['id']}", c.digest(b""))
+                return await fetch(phone.base + path, headers, sealed)
+            if variant == "no-aead":
+                return await fetch(base_url + "/pumped", {}, sealed)
+            return await fetch(base_url + ("/big" if variant == "plain" else "/streamed"), {}, size)
 
-        await plain()  # warm the page cache and both code paths
-        await ours()
+        for variant in VARIANTS:  # warm the page cache and every code path
+            await one(variant)
         print(json.dumps({"warm": True}), flush=True)
-        times: dict[str, list[float]] = {"plain": [], "streamed": [], "ours": []}
-        for _ in range(rounds):
-            times["plain"].append(await plain())
-            times["streamed"].append(await plain(plain_url.replace("/big", "/streamed")))
-            times["ours"].append(await ours())
-        opened = c.RecordSealer(c.b64d(f["key"]), f["id"], size)  # noqa: F841  (the key is usable: it decodes)
+        times: dict[str, list[tuple[float, float, float]]] = {v: [] for v in VARIANTS}
+        for r in range(rounds):
+            order = VARIANTS[r % len(VARIANTS) :] + VARIANTS[: r % len(VARIANTS)]
+            for variant in order:
+                times[variant].append(await one(variant))
         return times
 
 
 # --- desktop side ----------------------------------------------------------------------------------------
 
 
-async def desktop_side(size_mb: int, rounds: int) -> tuple[bool, list[str]]:
+def baseline_app(big: Path, size: int) -> web.Application:
+    app = web.Application()
+    mtime_ns = big.stat().st_mtime_ns
+
+    async def static(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(big)
+
+    async def streamed(request: web.Request) -> web.StreamResponse:
+        """Plain aiohttp without sendfile: the file read in 4 MB pieces (in a thread) and written."""
+        resp = web.StreamResponse()
+        resp.content_length = size
+        await resp.prepare(request)
+        with big.open("rb", buffering=0) as fh:
+            while chunk := await asyncio.to_thread(fh.read, 4 << 20):
+                await resp.write(chunk)
+        return resp
+
+    async def pumped(request: web.Request) -> web.StreamResponse:
+        """The download's pump and writes (as http_streams.download) with the AEAD replaced by a copy."""
+        sealer = CopySealer(os.urandom(32), "bench", size)
+        pump = RecordPump(big, size, mtime_ns, sealer, 0)
+        await pump.start()
+        try:
+            resp = web.StreamResponse()
+            resp.content_length = c.SALT + sealed_len(size, 0, sealer.count)
+            await resp.prepare(request)
+            await resp.write(sealer.salt)
+            while (slot := await pump.next()) is not None:
+                await write_records(resp, slot.records(size))
+                pump.recycle(slot)
+            await resp.write_eof()
+            return resp
+        finally:
+            await pump.close()
+
+    app.router.add_get("/big", static)
+    app.router.add_get("/streamed", streamed)
+    app.router.add_get("/pumped", pumped)
+    return app
+
+
+async def desktop_side(size_mb: int, rounds: int, loop_name: str, record: Path | None = None) -> tuple[bool, list[str]]:
     size = size_mb << 20
     lines: list[str] = []
+    before = load()
     with tempfile.TemporaryDirectory(prefix="weclaw-bench-") as tmp:
         os.environ["WECLAW_HOME"] = str(Path(tmp) / "home")
         big = Path(tmp) / "big.bin"
@@ -148,37 +239,21 @@ async def desktop_side(size_mb: int, rounds: int) -> tuple[bool, list[str]]:
             CompanionSettings(auto_accept=True), paths=app_paths(), desktop_name="bench", secrets=Secrets()
         )
         await service.start("127.0.0.1", 0)
-        baseline = web.Application()
-
-        async def static(request: web.Request) -> web.StreamResponse:
-            return web.FileResponse(big)
-
-        async def streamed(request: web.Request) -> web.StreamResponse:
-            """Plain aiohttp without sendfile: the file read in 4 MB pieces (in a thread) and written."""
-            resp = web.StreamResponse()
-            resp.content_length = size
-            await resp.prepare(request)
-            with big.open("rb", buffering=0) as fh:
-                while chunk := await asyncio.to_thread(fh.read, 4 << 20):
-                    await resp.write(chunk)
-            return resp
-
-        baseline.router.add_get("/big", static)
-        baseline.router.add_get("/streamed", streamed)
-        runner = web.AppRunner(baseline, access_log=None)
+        runner = web.AppRunner(baseline_app(big, size), access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        plain_url = f"http://127.0.0.1:{runner.addresses[0][1]}/big"
+        base_url = f"http://127.0.0.1:{runner.addresses[0][1]}"
         code = service.new_pairing_code()
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             __file__,
             "--client",
             code.url,
-            plain_url,
+            base_url,
             str(size),
             str(rounds),
+            str(os.getpid()),
             stdout=asyncio.subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
@@ -193,26 +268,58 @@ async def desktop_side(size_mb: int, rounds: int) -> tuple[bool, list[str]]:
         await proc.wait()
         await runner.cleanup()
         await service.stop()
+    if record is not None:  # one JSON line per run, for a driver comparing two trees run after run
+        row = {"tree": str(ROOT), "loop": loop_name, "size_mb": size_mb, "rss_mb": mem.growth_mb, "times": result}
+        with record.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")
 
-    def mbps(seconds: list[float]) -> tuple[float, float]:
-        rates = [size_mb / s for s in seconds]
-        return statistics.median(rates), min(rates)
+    gb = size / (1 << 30)
 
-    pm, pw = mbps(result["plain"])
-    sm, sw = mbps(result["streamed"])
-    om, ow = mbps(result["ours"])
-    ratio, ratio_streamed = om / pm, om / sm
+    def mbps(variant: str) -> list[float]:
+        return [size_mb / row[0] for row in result[variant]]
+
+    def cpu(variant: str, column: int) -> float:
+        return statistics.median(row[column] / gb for row in result[variant])
+
+    def ratios(other: str) -> tuple[float, float, float]:
+        r = [o / p for o, p in zip(mbps("ours"), mbps(other), strict=True)]
+        return statistics.median(r), min(r), max(r)
+
+    ratio, low, high = ratios("plain")
+    vs_streamed, s_low, s_high = ratios("streamed")
     ok = ratio >= 0.7 and mem.growth_mb < 50
+    labels = {
+        "plain": "plain aiohttp FileResponse   ",
+        "streamed": "plain aiohttp StreamResponse ",
+        "ours": "companion sealed /download   ",
+        "no-aead": "same pipeline without AEAD   ",
+    }
+    notes = {
+        "plain": "sendfile: zero-copy",
+        "streamed": "read + write, no crypto",
+        "ours": "signed, sealed, progress kept",
+        "no-aead": "ceiling of the pipeline",
+    }
     lines += [
-        f"desktop side: {size_mb} MB sparse file, {rounds} rounds each, loopback, client in its own process",
+        f"desktop side: {size_mb} MB sparse file, {rounds} interleaved rounds, loopback, {loop_name} loop, "
+        "client in its own process",
+        f"  before: {before}",
         f"  offer (stat + SHA-256 of the file): {offer_s:.2f} s",
-        f"  plain aiohttp FileResponse      : median {pm:7.0f} MB/s   worst {pw:7.0f} MB/s   (sendfile: zero-copy)",
-        f"  plain aiohttp StreamResponse    : median {sm:7.0f} MB/s   worst {sw:7.0f} MB/s   (read + write, no crypto)",
-        f"  companion sealed /download      : median {om:7.0f} MB/s   worst {ow:7.0f} MB/s",
-        f"  ratio sealed/FileResponse       : {ratio:.0%}   target >= 70%   {'PASS' if ratio >= 0.7 else 'FAIL'}",
-        f"  ratio sealed/StreamResponse     : {ratio_streamed:.0%}",
-        f"  server RSS growth while serving : {mem.growth_mb:.1f} MB   target < 50 MB   "
+        "                                   MB/s median / worst    CPU s per GB: server / client",
+    ]
+    for v in VARIANTS:
+        rates = mbps(v)
+        lines.append(
+            f"  {labels[v]}: {statistics.median(rates):7.0f} / {min(rates):5.0f}"
+            f"             {cpu(v, 1):5.2f} / {cpu(v, 2):5.2f}   ({notes[v]})"
+        )
+    lines += [
+        f"  ratio sealed/FileResponse      : {ratio:.0%} (per-round {low:.0%}..{high:.0%})   target >= 70%   "
+        f"{'PASS' if ratio >= 0.7 else 'FAIL'}",
+        f"  ratio sealed/StreamResponse    : {vs_streamed:.0%} (per-round {s_low:.0%}..{s_high:.0%})",
+        f"  server RSS growth while serving: {mem.growth_mb:.1f} MB   target < 50 MB   "
         f"{'PASS' if mem.growth_mb < 50 else 'FAIL'}",
+        f"  after: {load()}",
     ]
     return ok, lines
 
@@ -271,7 +378,7 @@ async def phone_side(page_mb: int, throttled_mb: int) -> tuple[bool, list[str]]:
 
 
 async def run(args: argparse.Namespace) -> int:
-    ok, lines = await desktop_side(args.size_mb, args.rounds)
+    ok, lines = await desktop_side(args.size_mb, args.rounds, args.loop, args.record)
     print("\n".join(lines), flush=True)
     if not args.skip_page:
         page_ok, page_lines = await phone_side(args.page_mb, args.throttled_mb)
@@ -282,8 +389,14 @@ async def run(args: argparse.Namespace) -> int:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--client":
-        pair_url, plain_url, size, rounds = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-        print(json.dumps(asyncio.run(client(pair_url, plain_url, size, rounds))), flush=True)
+        pair_url, base_url, size, rounds, pid = (
+            sys.argv[2],
+            sys.argv[3],
+            int(sys.argv[4]),
+            int(sys.argv[5]),
+            int(sys.argv[6]),
+        )
+        print(json.dumps(asyncio.run(client(pair_url, base_url, size, rounds, pid))), flush=True)
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=int, default=1024)
@@ -291,7 +404,28 @@ def main() -> int:
     parser.add_argument("--page-mb", type=int, default=256, help="file size for the phone-page run (0: skip)")
     parser.add_argument("--throttled-mb", type=int, default=64, help="file size for the 4x throttled run (0: skip)")
     parser.add_argument("--skip-page", action="store_true", help="desktop side only")
-    return asyncio.run(run(parser.parse_args()))
+    parser.add_argument("--loop", choices=("asyncio", "qasync"), default="asyncio", help="the server's event loop")
+    parser.add_argument("--record", type=Path, help="append this run's raw timings to FILE (one JSON line)")
+    args = parser.parse_args()
+    return run_on(args.loop, run(args))
+
+
+def run_on(loop_name: str, main: Coroutine[Any, Any, int]) -> int:
+    """Run ``main`` on asyncio's loop or on the app's qasync loop (Qt offscreen, as the desktop app runs)."""
+    if loop_name == "asyncio":
+        return asyncio.run(main)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from weclaw_desktop.ui.qtloop import WeclawEventLoop
+
+    loop = WeclawEventLoop(QApplication.instance() or QApplication([]))
+    asyncio.set_event_loop(loop)
+    try:
+        result: int = loop.run_until_complete(main)
+        return result
+    finally:
+        loop.close()
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ NAMES = {
     "smtp", "png", "cpu", "powershell", "markdown", "word", "docx", "zip", "pdf", "csv",
     "english",  # the language list names each language in itself
     "user-agent", "mb", "ca", "brave", "tavily", "keepassxc",  # a header name, a unit, a certificate kind, search services
+    "bash", "sh", "iana", "duckduckgo",  # program names, the time zone database, a search service
 }  # fmt: skip
 #: Phrases that are names as a whole (checked before single words).
 PHRASES = ("Secret Service", "Credential Manager")

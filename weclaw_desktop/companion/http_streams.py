@@ -1,18 +1,15 @@
 """The phone link's streaming endpoints: the sealed event stream, downloads as sealed records (read and sealed
-one batch ahead, never sealing bytes that changed under it) and uploads checked record by record."""
+ahead in a thread by :class:`.record_pump.RecordPump`, never sealing bytes that changed under it) and uploads
+checked record by record."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-from pathlib import Path
 
 from aiohttp import web
 
 from weclaw_desktop.companion import wire
 from weclaw_desktop.companion.crypto import (
-    RECORD,
     SALT,
     TAG,
     CryptoError,
@@ -24,10 +21,12 @@ from weclaw_desktop.companion.crypto import (
 )
 from weclaw_desktop.companion.http_base import drop, read_exactly, signed
 from weclaw_desktop.companion.problems import Problem
+from weclaw_desktop.companion.record_pump import FileChanged, RecordPump, sealed_len
 
 HEARTBEAT_S = 15.0
 POLL_S = 0.5  # how often an idle event stream checks that the phone is still there
-BATCH = 8  # records read and sealed per step of a download
+BATCH = 8  # upload records opened per database write
+PROGRESS_RECORDS = 8  # download records between two progress reports
 MAX_UPLOAD_RECORDS = 16  # records in one upload request
 
 
@@ -88,73 +87,37 @@ async def download(request: web.Request) -> web.StreamResponse:
             raise Problem("bad_request", "'from' is past the last record.")
         await core.outbox.check_unchanged(t, f)
         sealer = RecordSealer(core.outbox.file_key(t, f), f.id, f.size)
-        reader = await asyncio.to_thread(_FileRecords, f.path, f.size, f.mtime_ns)
+        pump = RecordPump(f.path, f.size, f.mtime_ns, sealer, first)
+        await pump.start()
         try:
             resp = web.StreamResponse(headers={"Content-Type": "application/octet-stream", "Cache-Control": "no-store"})
-            resp.content_length = SALT + sum(record_len(f.size, i) + TAG for i in range(first, f.records))
+            resp.content_length = SALT + sealed_len(f.size, first, f.records)
             await resp.prepare(request)
             await resp.write(sealer.salt)
-            # read and seal the next batch in a thread while this one is written (one batch ahead)
-            ahead = asyncio.ensure_future(
-                asyncio.to_thread(reader.sealed, sealer, first, min(f.records, first + BATCH))
-            )
-            index = first
-            try:
-                while index < f.records:
-                    end = min(f.records, index + BATCH)
-                    chunk = await ahead
-                    if end < f.records:
-                        nxt = min(f.records, end + BATCH)
-                        ahead = asyncio.ensure_future(asyncio.to_thread(reader.sealed, sealer, end, nxt))
-                    if chunk is None:
-                        await core.outbox.fail(t, f, "the file changed on the desktop while it was being sent")
-                        drop(request)
-                        return resp
-                    await core.outbox.served(t, f, end)
-                    await resp.write(chunk)
-                    index = end
-            finally:
-                if not ahead.done():
-                    ahead.cancel()
-                    with contextlib.suppress(BaseException):
-                        await ahead
+            reported = first
+            while (slot := await pump.next()) is not None:
+                if slot.end - reported >= PROGRESS_RECORDS or slot.end >= f.records:
+                    await core.outbox.served(t, f, slot.end)
+                    reported = slot.end
+                await write_records(resp, slot.records(f.size))
+                pump.recycle(slot)
             await resp.write_eof()
             return resp
+        except FileChanged:
+            await core.outbox.fail(t, f, "the file changed on the desktop while it was being sent")
+            drop(request)
+            return resp
         finally:
-            await asyncio.to_thread(reader.close)
+            await pump.close()
     finally:
         s.release()
 
 
-class _FileRecords:
-    """An open file read record by record; stops if the file changes under it (never seals changed bytes)."""
-
-    def __init__(self, path: Path, size: int, mtime_ns: int) -> None:
-        self.fh = path.open("rb", buffering=0)
-        self.size = size
-        self.mtime_ns = mtime_ns
-        self.plain = bytearray(RECORD)
-
-    def sealed(self, sealer: RecordSealer, first: int, end: int) -> bytearray | None:
-        """Records first..end-1 sealed into one new buffer (read into a reused one: no other copies)."""
-        out = bytearray(sum(record_len(self.size, i) + TAG for i in range(first, end)))
-        view = memoryview(out)
-        self.fh.seek(first * RECORD)
-        offset = 0
-        for i in range(first, end):
-            n = record_len(self.size, i)
-            plain = memoryview(self.plain)[:n]
-            if self.fh.readinto(plain) != n:
-                return None
-            sealer.seal_into(i, plain, view[offset : offset + n + TAG])
-            offset += n + TAG
-        st = os.fstat(self.fh.fileno())
-        if (st.st_size, st.st_mtime_ns) != (self.size, self.mtime_ns):
-            return None  # changed while being read: these bytes are not sent
-        return out
-
-    def close(self) -> None:
-        self.fh.close()
+async def write_records(resp: web.StreamResponse, records: list[memoryview]) -> None:
+    """Hand the socket one sealed record at a time: a record fits the socket's buffer, so the transport
+    rarely has to copy what the kernel did not take. The views end with this call (the slot is reused)."""
+    for record in records:
+        await resp.write(record)
 
 
 async def upload(request: web.Request) -> web.StreamResponse:
