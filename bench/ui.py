@@ -1,7 +1,8 @@
 """GUI speed figures (offscreen Qt, the real window and runtime, a fake OpenAI server in its own thread).
 
-    python bench/ui.py [--only startup,stall,open,stream,session,tools,parallel] [--runs 7]
+    python bench/ui.py [--only startup,stall,open,scroll,stream,session,tools,parallel] [--runs 7]
                        [--sizes 100,1000,5000] [--chars 20000,100000,300000] [--turns 300]
+                       [--scroll-steps 150]
 
 1. ``startup``: wall time from launching ``python -m weclaw_desktop`` (empty data folder) to the window
    shown. Target: under 1.5 s.
@@ -13,6 +14,9 @@
    (a page every 30 ms, at most 150 pages): longest stall; RSS after leaving it for an empty chat.
    Targets: 1,000 rows show their last screen in < 300 ms; no scroll stall over 16 ms; start-up never
    waits on history; leaving releases the memory.
+3b. ``scroll`` (bench/ui_chats.py): the same stored chats scrolled from the end to the top by pages,
+   wheel notches and small trackpad steps: stalls and *gap frames* (part of the screen still blank after
+   a step). Targets: no stall over 16 ms, no gaps at wheel speed.
 4. ``stream``: answers of 20k/100k/300k characters (~6-character tokens), paced 1 ms apart and as one
    burst: stall p99 and max, main-thread CPU per 1,000 characters in the first and the last tenth (flat
    = the cost does not grow with the answer). Targets: p99 < 16 ms, max < 50 ms.
@@ -31,18 +35,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
-import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,18 +51,8 @@ os.environ.setdefault("LANG", "C.UTF-8")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def rss_mb() -> float:
-    import psutil
-
-    return float(psutil.Process().memory_info().rss) / 2**20
+from ui_chats import open_chats, scroll  # noqa: E402  (bench/ is on the path now)
+from ui_harness import Heartbeat, ServerThread, close, make_window, pct, rss_mb, settle, warm_up  # noqa: E402
 
 
 def startup(runs: int) -> tuple[list[float], list[float]]:
@@ -81,162 +71,6 @@ def startup(runs: int) -> tuple[list[float], list[float]]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return times, cpu
-
-
-class ServerThread:
-    """The fake OpenAI server on its own asyncio loop in a thread, like a real endpoint: its pacing
-    does not depend on the UI loop being measured."""
-
-    def __init__(self) -> None:
-        from fakeopenai import FakeOpenAI
-
-        self.loop = asyncio.new_event_loop()
-        self.fake = FakeOpenAI()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.fake.start(), self.loop).result(10)
-
-    def push(self, *replies: object) -> None:
-        self.loop.call_soon_threadsafe(self.fake.push, *replies)
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.fake.stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
-
-
-class Heartbeat:
-    """How late a 5 ms sleep wakes up, sampled continuously; ``mark()`` starts a new window of samples."""
-
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self._running = True
-        self._task = asyncio.ensure_future(self._beat())
-
-    async def _beat(self) -> None:
-        while self._running:
-            t = time.perf_counter()
-            await asyncio.sleep(0.005)
-            self.samples.append((time.perf_counter() - t - 0.005) * 1000)
-
-    def mark(self) -> int:
-        return len(self.samples)
-
-    def since(self, mark: int) -> list[float]:
-        return self.samples[mark:]
-
-    def worst(self, mark: int) -> float:
-        return max(self.since(mark), default=0.0)
-
-    async def stop(self) -> None:
-        self._running = False
-        await self._task
-
-
-def manifest(extra_block_actions: bool = True) -> Path:
-    actions = ["burn", "quick", "wait"] if extra_block_actions else ["burn"]
-    data = {
-        "version": 1,
-        "tools": {
-            "block": {
-                "module": "ui_bench_tools",
-                "class": "BlockTool",
-                "actions": actions,
-                "description": {"en": "Blocking work"},
-                "display": {"name": {"en": "Block"}, "icon": "chip", "category": "system"},
-                "timeout_s": 60,
-                "concurrency": 64,
-            }
-        },
-        "profiles": {"full": ["*"]},
-    }
-    path = Path(tempfile.mkdtemp(prefix="weclaw-bench-")) / "tools.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
-
-
-async def make_window(fake: Any, home: str | None = None, *, attach: bool = True) -> tuple[Any, Any]:
-    from weclaw_desktop.app import create_runtime
-    from weclaw_desktop.settings import Settings
-    from weclaw_desktop.ui.boot import build_window
-
-    if home is not None:
-        os.environ["WECLAW_HOME"] = home
-    settings = Settings()
-    settings.provider.base_url, settings.provider.model, settings.provider.preset = fake.base_url, "m", "custom"
-    settings.agent.exposure = "all"
-    window = build_window(settings, tools_json=manifest())
-    window.resize(1280, 800)
-    window.show()
-    runtime = None
-    if attach:
-        runtime = create_runtime(window, api_key="sk-bench", logs=False)
-    return window, runtime
-
-
-async def warm_up(window: Any, server: ServerThread) -> None:
-    """One short turn first, so one-off costs (importing the SDK, the first connection's TLS context) are not
-    counted as the scenario's stalls; then an empty chat."""
-    from fakeopenai import text_reply
-
-    server.push(text_reply("warm"))
-    await asyncio.sleep(0.02)
-    handle = await window.controller.send("warm up")
-    if handle is not None:
-        await handle.wait()
-    await window.controller.new_session()
-    await asyncio.sleep(0.1)
-
-
-async def close(window: Any, server: ServerThread | None = None) -> None:
-    window.quit_app()
-    await window.controller.shutdown()
-    window.deleteLater()
-    await asyncio.sleep(0.05)
-    if server is not None:
-        server.stop()
-
-
-class PaintWatch:
-    """Times of the chat viewport's paints that showed content."""
-
-    def __init__(self, window: Any) -> None:
-        from PySide6.QtCore import QEvent, QObject
-
-        chat = window.chat
-
-        class Filter(QObject):
-            def __init__(self, sink: list[float]) -> None:
-                super().__init__()
-                self.sink = sink
-
-            def eventFilter(self, obj: Any, event: Any) -> bool:
-                if event.type() == QEvent.Type.Paint and chat.has_content:
-                    self.sink.append(time.perf_counter())
-                return False
-
-        self.paints: list[float] = []
-        self._filter = Filter(self.paints)
-        self._targets = [chat.viewport(), *chat.viewport().findChildren(QObject)]
-        chat.viewport().installEventFilter(self._filter)
-        from PySide6.QtWidgets import QScrollArea
-
-        if isinstance(chat, QScrollArea) and chat.widget() is not None:  # main before #17
-            chat.widget().installEventFilter(self._filter)
-
-    def first_after(self, t0: float) -> float | None:
-        later = [t for t in self.paints if t >= t0]
-        return (later[0] - t0) * 1000 if later else None
-
-
-async def wait_paint(watch: PaintWatch, t0: float, limit_s: float = 120.0) -> float | None:
-    end = time.perf_counter() + limit_s
-    while time.perf_counter() < end:
-        first = watch.first_after(t0)
-        if first is not None:
-            return first
-        await asyncio.sleep(0.002)
-    return None
 
 
 # --- 2. the original stall scenario ------------------------------------------------------------------
@@ -278,103 +112,6 @@ async def stall(delay_s: float) -> dict[str, float]:
     }
     await close(window, server)
     return result
-
-
-# --- 3. opening stored chats --------------------------------------------------------------------------
-async def open_chats(sizes: list[int]) -> None:
-    from ui_chat_data import seed
-
-    for size in sizes:
-        home = tempfile.mkdtemp(prefix=f"weclaw-bench-open{size}-")
-        server = ServerThread()
-        # seed through the real history store (a runtime without a window)
-        seeder, runtime = await make_window(server.fake, home)
-        info = await runtime.create_session("big")
-        t_seed = time.perf_counter()
-        rows = await seed(runtime.history, info.id, size)
-        seed_s = time.perf_counter() - t_seed
-        await close(seeder)
-        gc.collect()
-
-        # start-up with this chat as the latest: attach opens it
-        window, _ = await make_window(server.fake, home, attach=False)
-        await asyncio.sleep(0.2)
-        gc.collect()
-        rss_base = rss_mb()
-        watch = PaintWatch(window)
-        beat = Heartbeat()
-        mark = beat.mark()
-        t0 = time.perf_counter()
-        from weclaw_desktop.app import create_runtime
-
-        create_runtime(window, api_key="sk-bench", logs=False)
-        await settle(lambda w=window: bool(w.chat.has_content), 120)
-        forced = show_chat(window)
-        startup_paint = await wait_paint(watch, t0)
-        await asyncio.sleep(0.5)
-        startup_stall = beat.worst(mark)
-        gc.collect()
-        rss_startup = rss_mb()
-
-        # from an empty chat, open the big one
-        await window.controller.new_session()
-        await asyncio.sleep(0.3)
-        gc.collect()
-        await asyncio.sleep(0.1)
-        rss0 = rss_mb()
-        mark = beat.mark()
-        t0 = time.perf_counter()
-        await window.controller.open_session(info.id)
-        forced = show_chat(window) or forced
-        open_paint = await wait_paint(watch, t0)
-        await asyncio.sleep(0.6)
-        open_stall = beat.worst(mark)
-        gc.collect()
-        rss_open = rss_mb()
-
-        # scroll up a page every 30 ms
-        bar = window.chat.verticalScrollBar()
-        mark = beat.mark()
-        pages = 0
-        while bar.value() > bar.minimum() and pages < 150:
-            bar.setValue(bar.value() - max(1, window.chat.viewport().height()))
-            pages += 1
-            await asyncio.sleep(0.03)
-        await asyncio.sleep(0.2)
-        scroll = beat.since(mark)
-
-        # leave it
-        await window.controller.new_session()
-        await asyncio.sleep(0.5)
-        gc.collect()
-        await asyncio.sleep(0.2)
-        gc.collect()
-        rss_left = rss_mb()
-        await beat.stop()
-        print(
-            f"open stored chat, {rows} rows ({size} asked; seeded in {seed_s:.1f} s): "
-            f"start-up with it latest: content painted {fmt_ms(startup_paint)}, longest stall "
-            f"{startup_stall:.0f} ms, RSS +{rss_startup - rss_base:.0f} MB; opened from another chat: first paint {fmt_ms(open_paint)}, longest stall "
-            f"{open_stall:.0f} ms, RSS +{rss_open - rss0:.0f} MB; scrolling {pages} pages: longest stall "
-            f"{max(scroll, default=0):.1f} ms, p99 {pct(scroll, 0.99):.1f} ms; after leaving: RSS "
-            f"{rss_left - rss0:+.0f} MB vs before opening, {rss_left - rss_base:+.0f} MB vs before the start-up"
-            + (" [the window kept the welcome page: the bench switched it to the chat]" if forced else ""),
-            flush=True,
-        )
-        await close(window, server)
-        gc.collect()
-
-
-def show_chat(window: Any) -> bool:
-    """Main before #17 left the welcome page up after opening a chat; show the chat so it is measured."""
-    if window.stack.currentWidget() is window.chat:
-        return False
-    window.stack.setCurrentWidget(window.chat)
-    return True
-
-
-def fmt_ms(value: float | None) -> str:
-    return "never" if value is None else f"{value:.0f} ms"
 
 
 # --- 4. streaming long answers ------------------------------------------------------------------------
@@ -569,14 +306,6 @@ async def dynamic_tools(count: int) -> None:
     await close(window, server)
 
 
-async def settle(done: Callable[[], bool], limit_s: float = 60.0) -> None:
-    """Poll until ``done()`` (the tests' one poll helper); a bench that times out reports what it saw."""
-    import polling
-
-    with contextlib.suppress(AssertionError):
-        await polling.until(done, within=limit_s, interval=0.005, message="bench condition")
-
-
 # --- 7. parallel calls ------------------------------------------------------------------------------------
 async def parallel(n: int) -> None:
     from fakeopenai import call, text_reply, tool_reply
@@ -607,7 +336,8 @@ async def parallel(n: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--only", default="startup,stall,open,stream,session,tools,parallel")
+    parser.add_argument("--only", default="startup,stall,open,scroll,stream,session,tools,parallel")
+    parser.add_argument("--scroll-steps", type=int, default=150)
     parser.add_argument("--sizes", default="100,1000,5000")
     parser.add_argument("--chars", default="20000,100000,300000")
     parser.add_argument("--turns", type=int, default=300)
@@ -648,6 +378,8 @@ def main() -> int:
                 )
         if "open" in only:
             loop.run_until_complete(open_chats([int(s) for s in args.sizes.split(",")]))
+        if "scroll" in only:
+            loop.run_until_complete(scroll([int(s) for s in args.sizes.split(",")], args.scroll_steps))
         if "stream" in only:
             for chars in (int(c) for c in args.chars.split(",")):
                 for label, delay in (("paced 1 ms", 0.001), ("burst", 0.0)):

@@ -49,7 +49,7 @@ from weclaw_desktop.toolkit.approval import ApprovalGate
 from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolEnv, ToolResult, ToolStatus
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
-from weclaw_desktop.toolkit.exposure import Exposure
+from weclaw_desktop.toolkit.exposure import Exposure, cap_note_of
 from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind
 from weclaw_desktop.toolkit.provenance import Provenance
 from weclaw_desktop.toolkit.redact import StreamRedactor, redact
@@ -155,6 +155,7 @@ class _Turn:
         self.breaker = CircuitBreaker(self.opts.circuit_failures)
         self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
+        self.cap_noted = False  # the system message told the model what the function cap left out
         self.partial: list[str] = []  # text streamed in the current round
         self.shown = StreamRedactor()  # what of it the front end was shown (masked)
         self.partial_reasoning: list[str] = []  # thinking streamed in the current round
@@ -273,6 +274,9 @@ class _Turn:
         while self.round_no < self.opts.max_rounds:
             self.round_no += 1
             rnd = self._expose(exposure, withheld=withheld)
+            if not self.cap_noted and (note := cap_note_of(rnd, loop.registry)):  # once: stable in the turn
+                self.messages[0] = {"role": "system", "content": f"{prompt}\n{note}"}
+                self.cap_noted = True
             self.partial = []
             self.shown = StreamRedactor()
             self.partial_reasoning = []
@@ -393,7 +397,7 @@ class _Turn:
     def _without_tools(rnd: Exposure) -> Exposure:
         """The round's offer for a model without tools: nothing (a call it makes anyway is refused as not offered)."""
         dropped = {**rnd.dropped, **dict.fromkeys(rnd.tools, "the model does not support tools")}
-        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, tier="withheld")
+        return dataclasses.replace(rnd, tools=(), functions=(), schemas=(), dropped=dropped, capped={}, tier="withheld")
 
     # --- exposure -----------------------------------------------------------------------------------
     def _expose(self, exposure: TurnExposure, *, withheld: bool = False) -> Exposure:

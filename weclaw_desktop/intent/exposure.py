@@ -4,7 +4,8 @@ At the start of a turn the request is routed once (:class:`IntentEngine`). Every
 tool list from, in priority order:
 
 1. always-on tools (``tool_search``);
-2. tools ``tool_search`` found earlier in this turn (the model asked for them);
+2. tools ``tool_search`` found earlier in this turn (the model asked for them), and MCP servers the
+   request itself asks for (their keywords, names, tool names or descriptions: ``intent/dynamic.py``);
 3. the routed tools (recommended, or recommended + alternative in the expanded tier);
 4. alternatives added after a call failed, timed out or was denied (widening);
 5. without the conversation: tools used in the user's last ``sticky_turns`` turns, for follow-ups ("再发一次",
@@ -24,6 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from weclaw_desktop.intent.api import RoundExposure, TurnRequest
+from weclaw_desktop.intent.dynamic import DynamicRoutes
 from weclaw_desktop.intent.engine import EXPANDED, IntentEngine, Route
 from weclaw_desktop.toolkit.base import ToolResult, ToolStatus
 from weclaw_desktop.toolkit.exposure import ALWAYS, EveryVisible
@@ -111,14 +113,22 @@ class ProgressiveTurn:
     """One user turn: the route is fixed, the exposure grows with what happens in the turn."""
 
     def __init__(
-        self, registry: ToolRegistry, engine: IntentEngine, route: Route, sticky: list[str], always: list[str]
+        self,
+        registry: ToolRegistry,
+        engine: IntentEngine,
+        route: Route,
+        sticky: list[str],
+        always: list[str],
+        dynamic: dict[str, str] | None = None,
     ) -> None:
         self.registry = registry
+        self.dynamic = dynamic or {}  # MCP servers the request asks for -> why
         self.always = always
         self.engine = engine
         self.route = route
         self.sticky = sticky
         self.found: list[str] = []
+        self.found_functions: list[str] = []  # an MCP server's functions tool_search named (offered first)
         self.widened: dict[str, str] = {}
 
     def for_round(self, visible: Sequence[str]) -> RoundExposure:
@@ -128,6 +138,8 @@ class ProgressiveTurn:
             picker.add_with_deps(tool, ALWAYS)
         for tool in self.found:
             picker.add_with_deps(tool, FOUND)
+        for tool, reason in self.dynamic.items():
+            picker.add_with_deps(tool, reason)
         budget = settings.max_tools_per_request
         ranked: list[tuple[str, str]] = [(t, self.route.reasons.get(t, "routed")) for t in self.route.tools]
         ranked += self._stand_ins(picker.visible)
@@ -155,6 +167,7 @@ class ProgressiveTurn:
             reasons=picker.reasons,
             dropped=picker.dropped,
             needed_by=picker.needed_by,
+            prefer=list(self.found_functions),
         )
 
     def _stand_ins(self, visible: set[str]) -> list[tuple[str, str]]:
@@ -169,9 +182,7 @@ class ProgressiveTurn:
 
     def note_result(self, tool: str, action: str, result: ToolResult) -> None:
         if tool == TOOL_SEARCH:
-            for name in _found_tools(result.data):
-                if self.registry.has_tool(name) and name not in self.found:
-                    self.found.append(name)
+            _note_found(self.registry, result.data, self.found, self.found_functions)
             return
         if result.status in WIDEN_ON:
             for name, intent in self.engine.manifest.intents.items():
@@ -182,12 +193,22 @@ class ProgressiveTurn:
                         self.widened[alt] = f"alternative in {name} after {tool} {result.status.value}"
 
 
-def _found_tools(data: Any) -> list[str]:
+def _found(data: Any, key: str) -> list[str]:
     if isinstance(data, dict):
-        tools = data.get("tools")
-        if isinstance(tools, list):
-            return [t for t in tools if isinstance(t, str)]
+        names = data.get(key)
+        if isinstance(names, list):
+            return [t for t in names if isinstance(t, str)]
     return []
+
+
+def _note_found(registry: ToolRegistry, data: Any, tools: list[str], functions: list[str]) -> None:
+    """Add what a tool_search result found: its tools, and the single functions it named (an MCP server's)."""
+    for name in _found(data, "tools"):
+        if registry.has_tool(name) and name not in tools:
+            tools.append(name)
+    for fn in _found(data, "functions"):
+        if registry.resolve(fn) is not None and fn not in functions:
+            functions.append(fn)
 
 
 class ProgressiveExposer:
@@ -197,6 +218,7 @@ class ProgressiveExposer:
         self.registry = registry
         self.engine = engine or IntentEngine(registry.manifest)
         self._always = _AlwaysOn(registry)
+        self._dynamic = DynamicRoutes(registry)
 
     def start_turn(self, turn: TurnRequest | str) -> ProgressiveTurn:
         """Route the turn once. A bare string is a turn with no earlier tools (tests, ``weclaw intent``)."""
@@ -208,7 +230,9 @@ class ProgressiveExposer:
         else:
             keep = self.engine.settings.sticky_turns
             sticky = _flatten(request.recent_tools[:keep], exclude=set(always))
-        return ProgressiveTurn(self.registry, self.engine, route, sticky, always)
+        # descriptions fill a gap only: when the engine routes nothing and the request is not a question
+        dynamic = self._dynamic.match(request.text, descriptions=not (route.question or route.tools))
+        return ProgressiveTurn(self.registry, self.engine, route, sticky, always, dynamic)
 
 
 class _Enabled:
@@ -237,8 +261,27 @@ def _flatten(turns: Iterable[Sequence[str]], exclude: set[str]) -> list[str]:
 
 
 class _AllTurn(EveryVisible):
+    """Mode "all": every visible tool; what tool_search found comes first (after the always-on tools), so a
+    tool or an MCP function the 128-function cap left out can still be reached."""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        super().__init__(registry)
+        self.found: list[str] = []
+        self.found_functions: list[str] = []
+
+    def for_round(self, visible: Sequence[str]) -> RoundExposure:
+        routing = super().for_round(visible)
+        if self.found or self.found_functions:
+            always = [t for t in routing.tools if routing.reasons.get(t) == ALWAYS]
+            found = [t for t in self.found if t in routing.tools and t not in always]
+            routing.tools = [*always, *found, *(t for t in routing.tools if t not in always and t not in found)]
+            routing.reasons.update(dict.fromkeys(found, FOUND))
+            routing.prefer = list(self.found_functions)
+        return routing
+
     def note_result(self, tool: str, action: str, result: ToolResult) -> None:
-        return None
+        if tool == TOOL_SEARCH:
+            _note_found(self.registry, result.data, self.found, self.found_functions)
 
 
 class AllExposer:

@@ -12,6 +12,10 @@ so a typo or another form of a word still meets it.
 The routing score (the query through the intent engine, read as a need whatever its sentence form) is a
 second, weaker opinion, combined as a noisy OR; a tool named in the query ("use the archive tool") scores
 highest. The index is rebuilt lazily after the registry changes (a dynamic tool added or removed).
+
+A hit on a dynamic tool (an MCP server: many independent tools) also names the server functions that match
+the query best (``ToolHit.matched``), so a function the 128-function cap left out can be asked for and
+offered next round (``toolkit/exposure.py``, ``Routing.prefer``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from weclaw_desktop.intent.text import keyword_units, normalise, prepare
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
 MIN_SCORE = 0.12
+MATCHED_FUNCTIONS = 5  # per dynamic tool hit
 ALTERNATIVE_FACTOR = 0.8
 ROUTING_FACTOR = 0.6  # the engine's opinion counts, but less than the index's own similarity
 
@@ -41,6 +46,7 @@ class ToolHit:
     description: str
     score: float
     functions: tuple[str, ...]
+    matched: tuple[str, ...] = ()  # a dynamic tool's functions that match the query best, best first
 
 
 @runtime_checkable
@@ -129,7 +135,27 @@ class ToolIndex:
         candidates = [t for t in tools if scores[t] >= MIN_SCORE and (allowed is None or t in allowed)]
         best = sorted(candidates, key=lambda t: -scores[t])[:limit]
         lang = "zh" if has_chinese(text) else "en"
-        return [self._hit(t, scores[t], lang) for t in best]
+        return [self._hit(t, scores[t], lang, query) for t in best]
+
+    def functions_for(self, tool: str, query: str, limit: int = MATCHED_FUNCTIONS) -> tuple[str, ...]:
+        """A dynamic tool's functions whose names and descriptions match ``query`` best (best first)."""
+        if not self.registry.is_dynamic(tool):
+            return ()
+        try:
+            actions = self.registry.get(tool).get_actions()
+        except Exception:  # a tool that cannot describe its actions: no function-level answer
+            return ()
+        by_action = {
+            ref.action: ref.function for f in self.registry.functions_of(tool) if (ref := self.registry.resolve(f))
+        }
+        index = BM25Index(k=3.0, term_fn=subword_terms)
+        for a in actions:
+            if a.name in by_action:
+                texts = (a.name.replace("_", " "), a.description or "")
+                index.add(by_action[a.name], (u for t in texts for u in keyword_units(t)))
+        index.finish()
+        ranked = sorted(index.scores(prepare(query).units).items(), key=lambda kv: -kv[1])
+        return tuple(f for f, score in ranked[:limit] if score >= MIN_SCORE)
 
     def similarity(
         self, query: str, index: BM25Index | None = None, tools: list[str] | None = None
@@ -164,11 +190,12 @@ class ToolIndex:
                     out[tool] = max(out.get(tool, 0.0), score * ALTERNATIVE_FACTOR)
         return out
 
-    def _hit(self, tool: str, score: float, lang: str) -> ToolHit:
+    def _hit(self, tool: str, score: float, lang: str, query: str = "") -> ToolHit:
         spec = self.registry.spec(tool)
         return ToolHit(
             name=tool,
             description=spec.description.get(lang),
             score=round(score, 3),
             functions=tuple(self.registry.functions_of(tool)),
+            matched=self.functions_for(tool, query) if query else (),
         )

@@ -8,7 +8,9 @@ connection closed, or through a ping every ``health_interval`` seconds, and then
 ``Backoff`` (1 s, 2 s, 4 s ... up to a minute; the count starts again after a good connection).
 
 Stopping closes the server's stdin, waits for it, then kills its process group (the SDK's shutdown,
-shielded from cancellation), so no server process outlives its connection.
+shielded from cancellation), so no server process outlives its connection. A stdio server runs under the
+tool supervisor (``tools/lifetime.watching_parent``): if the app dies without stopping it (``kill -9``, a
+crash), the supervisor notices its parent is gone and kills the server's process group.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from weclaw_desktop.secrets import SecretStore
 from weclaw_desktop.settings import McpServerSettings
 from weclaw_desktop.toolkit.diagnostics import Code
 from weclaw_desktop.toolkit.redact import redact
+from weclaw_desktop.tools import lifetime
 
 log = logging.getLogger("weclaw.mcp")
 
@@ -362,9 +365,11 @@ class McpConnection:
                 stack.callback(sink.close_writer)
                 # the SDK passes a few of our variables on (PATH, HOME...): the user's values when frozen
                 env = {**child_environ(get_default_environment()), **resolved.env}
-                params = StdioServerParameters(
-                    command=self.settings.command, args=self.settings.args, env=env, cwd=working_dir(self.settings)
-                )
+                cwd = working_dir(self.settings)
+                # under the tool supervisor, so the server (and what it starts) dies with the app, kill -9 too
+                lifetime.check_program(self.settings.command, path=env.get("PATH"), cwd=cwd)
+                argv = lifetime.watching_parent([self.settings.command, *self.settings.args])
+                params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=sink.writer))
                 sink.close_writer()  # the child has its own copy now
             else:

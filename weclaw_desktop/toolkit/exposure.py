@@ -11,7 +11,9 @@ place:
    ``exposure.max_functions`` of tools.json (128, OpenAI's limit). This is the only place the cap is
    enforced; a tool that would cross it is listed in ``dropped`` with the reason. A dynamic tool (an MCP
    server: many independent tools) is not dropped whole: the functions that fit are offered, in the
-   server's order, and ``dropped`` names the rest.
+   server's order (functions ``tool_search`` found this turn first, ``Routing.prefer``), and ``dropped``
+   names the rest. ``capped`` lists, per tool, the functions the cap left out, and :func:`cap_note` turns
+   it into the line the model reads ("12 tools of MCP server git were left out ... use tool_search").
 
 The result, an :class:`Exposure`, holds the offered tools, their function names and (for a model round)
 their OpenAI schemas, the hidden tools with diagnostics and the dropped ones with reasons. The agent loop
@@ -56,6 +58,7 @@ class Routing:
     reasons: dict[str, str] = field(default_factory=dict)  # tool -> why wanted (intent, sticky, found, ...)
     dropped: dict[str, str] = field(default_factory=dict)  # tool -> why wanted but not listed
     needed_by: dict[str, str] = field(default_factory=dict)  # dependency -> the tool that brought it
+    prefer: list[str] = field(default_factory=list)  # functions (tool_search found them) offered first
 
 
 class Router(Protocol):
@@ -90,6 +93,7 @@ class Exposure:
     schemas: tuple[dict[str, Any], ...] = ()  # their OpenAI tool definitions (computed with schemas=True)
     reasons: Mapping[str, str] = field(default_factory=dict)  # offered tool -> why
     dropped: Mapping[str, str] = field(default_factory=dict)  # wanted tool -> why it is not offered
+    capped: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # tool -> functions over the cap
     tier: str = ""
     intents: tuple[str, ...] = ()
     confidence: float = 0.0
@@ -175,6 +179,8 @@ class ExposurePlanner:
         defs: list[dict[str, Any]] = []
         reasons: dict[str, str] = {}
         dropped: dict[str, str] = dict(routing.dropped)
+        capped: dict[str, tuple[str, ...]] = {}
+        prefer = dict.fromkeys(routing.prefer)
         candidates = set(visible)
         partial: set[str] = set()  # dynamic tools offered in part (the rest over the cap)
         for tool in dict.fromkeys(routing.tools):
@@ -211,10 +217,15 @@ class ExposurePlanner:
                 room = cap - len(names)
                 if room <= 0 or not registry.is_dynamic(tool):
                     dropped[tool] = f"{reason}, but over the {cap}-function limit"
+                    capped[tool] = tuple(tool_names)
                     continue
                 # a dynamic tool (an MCP server) is many independent tools: offer the ones that fit, in the
-                # server's own order (the same in every round), and say how many were left out
+                # server's own order (the same in every round; found by tool_search first), and say how
+                # many were left out
+                if prefer:
+                    tool_names, tool_defs = _preferred_first(tool_names, tool_defs, prefer)
                 left_out = tool_names[room:]
+                capped[tool] = tuple(left_out)
                 tool_names, tool_defs = tool_names[:room], tool_defs[:room]
                 dropped[tool] = (
                     f"{reason}; {len(left_out)} of its functions are over the {cap}-function limit: "
@@ -238,6 +249,7 @@ class ExposurePlanner:
             schemas=tuple(defs),
             reasons=reasons,
             dropped=dropped,
+            capped=capped,
             tier=routing.tier,
             intents=tuple(routing.intents),
             confidence=routing.confidence,
@@ -249,3 +261,50 @@ class ExposurePlanner:
         visible step, for one tool, at call time (the state may have changed since the round began)."""
         ctx = effective_context(self.registry, self.availability())
         return diagnose(self.registry, self.policy(), ctx, tool) or diagnose_action(self.registry, ctx, tool, action)
+
+
+def _preferred_first(
+    names: list[str], defs: list[dict[str, Any]], prefer: Mapping[str, None]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """``names`` (and their definitions, when built) with the preferred ones first; otherwise in order."""
+    order = sorted(range(len(names)), key=lambda i: (names[i] not in prefer, i))
+    return [names[i] for i in order], [defs[i] for i in order] if defs else defs
+
+
+#: How many left-out function names the model is shown per tool (the rest is a count).
+NOTE_NAMES = 8
+
+
+def cap_note(exposure: Exposure, registry: ToolRegistry, *, search: str = "") -> str:
+    """The line the model reads about what the function cap left out of this request ("" when nothing):
+    per tool, how many functions and a few names, and how to get them (``search``: the tool_search
+    function, when it is offered)."""
+    if not exposure.capped:
+        return ""
+    parts: list[str] = []
+    for tool, functions in exposure.capped.items():
+        server = registry.spec(tool).config.get("server") if registry.has_tool(tool) else None
+        what = f"MCP server {server}" if isinstance(server, str) and server else f"the tool {tool}"
+        names = ", ".join(functions[:NOTE_NAMES]) + (", ..." if len(functions) > NOTE_NAMES else "")
+        whole = tool not in exposure.tools
+        count = f"all {len(functions)}" if whole else str(len(functions))
+        parts.append(f"{count} function{'s' if len(functions) != 1 else ''} of {what} ({names})")
+    how = (
+        f"call {search} with what you need and the matching ones are offered in your next step"
+        if search
+        else "they cannot be called in this request"
+    )
+    return (
+        f"Tools left out of this request (the limit is {exposure.max_functions} functions): "
+        + "; ".join(parts)
+        + f". They exist and work; to use one, {how}."
+    )
+
+
+SEARCH_TOOL = "tool_search"
+
+
+def cap_note_of(exposure: Exposure, registry: ToolRegistry) -> str:
+    """:func:`cap_note` naming the offered tool_search function (if any) as the way to the rest."""
+    search = next((f for f in exposure.functions if getattr(registry.resolve(f), "tool", "") == SEARCH_TOOL), "")
+    return cap_note(exposure, registry, search=search)

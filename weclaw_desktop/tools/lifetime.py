@@ -9,12 +9,18 @@
 
 One lifeline / one job per app process, made on first use and never closed: the OS closes it when the
 process ends, which is the whole point.
+
+Programs the app does not start itself (the MCP SDK's ``stdio_client`` spawns stdio servers, passing no
+FD) are tied to the app with :func:`watching_parent`: the same supervisor, which then watches its parent
+process instead of a lifeline pipe (pidfd / kqueue / getppid, see childguard.py). On Windows the SDK puts
+a stdio server into its own kill-on-close Job Object, so nothing is added there.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -58,6 +64,34 @@ def wrap(argv: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
         return list(argv), {"creationflags": flags}
     fd = lifeline_fd()
     return [*_guard_argv(), str(fd), "--", *argv], {"start_new_session": True, "pass_fds": (fd,)}
+
+
+def watching_parent(argv: Sequence[str]) -> list[str]:
+    """``argv`` under the supervisor in its ``--parent`` mode, for a spawner that passes no FD (the MCP SDK).
+
+    The spawner must start it as the leader of a new session (the SDK does: ``start_new_session``), with no
+    process in between, so the supervisor's parent is this app. Its standard streams reach the program
+    untouched. Windows: ``argv`` unchanged (the SDK's kill-on-close Job Object ends the tree with the app).
+    """
+    if IS_WINDOWS:
+        return list(argv)
+    return [*_guard_argv(), "--parent", "--", *argv]
+
+
+def check_program(command: str, *, path: str | None, cwd: str | None = None) -> None:
+    """Raise what starting ``command`` would raise, before a supervisor hides it behind exit status 127:
+    FileNotFoundError when it is not found (on ``path``, or relative to ``cwd``), PermissionError when it
+    cannot be run. POSIX; Windows resolves programs its own way (no supervisor there)."""
+    if IS_WINDOWS:
+        return
+    candidate = command
+    if os.sep in command and not os.path.isabs(command) and cwd:
+        candidate = os.path.join(cwd, command)
+    if shutil.which(candidate, path=path) is not None:
+        return
+    if os.sep in command and os.path.isfile(candidate):
+        raise PermissionError(13, "Permission denied", command)
+    raise FileNotFoundError(2, "No such file or directory", command)
 
 
 def adopt(pid: int) -> None:

@@ -30,9 +30,8 @@ Architecture (see also /docs in the closing note of #17):
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QTimer, Signal
@@ -47,7 +46,6 @@ from weclaw_desktop.ui.chat.items import CallItem, ChatItem, MessageItem, Notice
 from weclaw_desktop.ui.chat.markdown_view import MarkdownView, content_resized, markdown_renderer, stable_split
 from weclaw_desktop.ui.chat.message_widget import RENDER_INTERVAL_MS, MessageWidget
 from weclaw_desktop.ui.chat.notice import NoticeWidget
-from weclaw_desktop.ui.markdown import Renderer
 from weclaw_desktop.ui.thinking_block import ThinkingBlock
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
@@ -69,6 +67,8 @@ HTML_CACHE = 400
 #: Messages pre-rendered after a chat opens (newest first): the screens above the end; older ones render
 #: when scrolled to.
 PRERENDER = 120
+#: Dropped message widgets kept per role to be rebound to other messages (making one costs several ms).
+POOL_SIZE = 8
 #: Keys of a message item's ``data`` for its thinking (the block is made again from them).
 THINKING = "thinking"  # live | done | stopped
 THINKING_T0 = "thinking_t0"
@@ -88,7 +88,6 @@ TURN_MARKS = {
 
 class ChatView(VirtualColumn):
     edit_last_requested = Signal(object)  # MessageItem: the user's last message, to edit and resend
-    _prerendered = Signal(int, int, str)  # generation, item key, HTML (from the pre-render thread)
 
     def __init__(
         self, registry: ToolRegistry, board: ToolBoard, actions: CardActions, parent: QWidget | None = None
@@ -111,13 +110,22 @@ class ChatView(VirtualColumn):
         self._ticker = QTimer(self)
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
-        self._generation = 0  # bumped when the chat or the theme changes: stale pre-renders are dropped
-        self._prerendered.connect(self._store_prerendered)
+        self._todo: deque[MessageItem] = deque()  # messages to pre-render in idle time (newest first)
+        self._pool: dict[str, list[MessageWidget]] = {}  # dropped message widgets by role, to rebind
+        self._recycling = True
+        self.prerendered = 0  # messages rendered ahead in idle time (tests, bench)
+        self.rebound = 0  # message widgets rebound from the pool instead of made (tests, bench)
 
     # --- the widget factory ---------------------------------------------------------------------
     def _make_widget(self, item: ChatItem) -> QWidget:
         if isinstance(item, MessageItem):
-            widget = MessageWidget(item, self._renderer, html=self._html.get(item.key))
+            pool = self._pool.get(item.role)
+            if pool and not item.streaming:
+                widget = pool.pop()
+                widget.bind(item, self._renderer, html=self._html.get(item.key))
+                self.rebound += 1
+            else:
+                widget = MessageWidget(item, self._renderer, html=self._html.get(item.key))
             if item.role != "user" and not item.streaming and widget.rendered_html is not None:
                 self._remember_html(item.key, widget.rendered_html)
             if item.role == "assistant" and (item.reasoning or item.data.get(THINKING)):
@@ -137,38 +145,58 @@ class ChatView(VirtualColumn):
         while len(self._html) > HTML_CACHE:
             self._html.popitem(last=False)
 
-    # --- pre-rendering: Markdown -> HTML in a worker thread, newest first ----------------------------
+    # --- idle work: Markdown -> HTML ahead of the scroll, then the newest messages ---------------------
+    # Rendering runs on the Qt loop in slices (the column's idle timer), not in a thread: a thread holds
+    # the GIL for several milliseconds at a time while the UI thread waits for it.
+    def _needs_html(self, item: ChatItem) -> bool:
+        return (
+            isinstance(item, MessageItem)
+            and item.role != "user"
+            and not item.streaming
+            and item.key not in self._html
+            and item.key not in self._widgets
+        )
+
+    def prepare(self, item: ChatItem) -> bool:
+        """Render a message the user is scrolling towards (its widget, made later, only lays it out)."""
+        if not self._needs_html(item):
+            return False
+        assert isinstance(item, MessageItem)
+        self._remember_html(item.key, self._renderer.render(item.text))
+        self.prerendered += 1
+        return True
+
+    def background(self, deadline: float) -> bool:
+        """The newest messages of a chat just opened, rendered in idle slices (the screens above the end)."""
+        while self._todo:
+            if time.perf_counter() > deadline:
+                return True
+            self.prepare(self._todo.popleft())
+        return False
+
     def _prerender(self) -> None:
-        """Render the open chat's assistant messages to HTML off the UI thread (newest first), so a widget
-        made while scrolling only lays the HTML out."""
-        self._generation += 1
-        generation = self._generation
-        todo = [
-            (i.key, i.text)
-            for i in reversed(self.items)
-            if isinstance(i, MessageItem) and i.role != "user" and not i.streaming and i.key not in self._html
-        ][:PRERENDER]
-        if not todo:
-            return
-        palette = self._renderer.palette
-        signal = self._prerendered
+        self._todo = deque(
+            [i for i in reversed(self.items) if isinstance(i, MessageItem) and self._needs_html(i)][:PRERENDER]
+        )
+        if self._todo:
+            self._idle.start()
 
-        def work() -> None:
-            renderer = Renderer(palette)
-            for key, text in todo:
-                if self._generation != generation:
-                    return
-                try:
-                    signal.emit(generation, key, renderer.render(text))
-                except RuntimeError:  # the view is gone
-                    return
-                time.sleep(0.002)  # let the UI thread have the GIL between messages
+    # --- recycling: a dropped message widget is rebound to the next message of its role ------------
+    def recycle(self, widget: QWidget) -> bool:
+        if not self._recycling or not isinstance(widget, MessageWidget) or widget.item.streaming:
+            return False
+        pool = self._pool.setdefault(widget.role, [])
+        if len(pool) >= POOL_SIZE:
+            return False
+        widget.unbind()
+        pool.append(widget)
+        return True
 
-        threading.Thread(target=work, name="chat-prerender", daemon=True).start()
-
-    def _store_prerendered(self, generation: int, key: int, html: str) -> None:
-        if generation == self._generation and key not in self._html:
-            self._remember_html(key, html)
+    def _clear_pool(self) -> None:
+        for pool in self._pool.values():
+            for widget in pool:
+                widget.deleteLater()
+        self._pool.clear()
 
     # --- the model's thinking (ui/thinking_block.py) in the message's top slot ------------------------
     def _add_thinking(self, widget: MessageWidget) -> ThinkingBlock:
@@ -250,7 +278,7 @@ class ChatView(VirtualColumn):
 
     # --- items ----------------------------------------------------------------------------------
     def clear(self) -> None:
-        self._generation += 1
+        self._todo.clear()
         self._stream.stop()
         self._ticker.stop()
         self.calls.clear()
@@ -400,7 +428,13 @@ class ChatView(VirtualColumn):
         """The theme changed: render everything on screen again in its colours."""
         self._renderer = markdown_renderer()
         self._html.clear()
-        self.rebuild()
+        self._todo.clear()
+        self._clear_pool()  # their documents carry the old palette's style sheet
+        self._recycling = False  # nor may the widgets dropped now be rebound
+        try:
+            self.rebuild()
+        finally:
+            self._recycling = True
         self._prerender()
 
     # --- turn events ----------------------------------------------------------------------------

@@ -60,6 +60,7 @@ from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, Report
 from weclaw_desktop.ui.tool_panel import ToolPanel
+from weclaw_desktop.ui.tool_panel_mcp import mode_saver
 from weclaw_desktop.ui.translation import resolve as resolve_language
 from weclaw_desktop.ui.translation import set_ui_language
 from weclaw_desktop.ui.window_parts import CHAT_MIN, MIN_HEIGHT, MIN_WIDTH, PANEL_MIN, KeyringBanner, PanelFitter
@@ -177,6 +178,7 @@ class MainWindow(QMainWindow):
 
         # tool panel dock
         self.tool_panel = ToolPanel(self.board, on_switch=self.switch_tool, load_calls=self.load_calls)
+        self.tool_panel.mcp_rows.on_mode = mode_saver(self.store, self.show_notice, self.board.refresh)
         self.tool_panel.setMinimumWidth(PANEL_MIN)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.tool_panel)
         self.resizeDocks([self.tool_panel], [340], Qt.Orientation.Horizontal)

@@ -2,7 +2,8 @@
 
 It draws a :class:`ToolBoard`; it never computes availability itself. The per-tool check box is the
 user's switch: toggling it calls ``on_switch(tool, enabled)`` (the window saves it to the settings and
-the policy enforces it) and the board is refreshed.
+the policy enforces it) and the board is refreshed. An MCP server's row holds a row per server tool with
+its own switch and approval mode (``ui/tool_panel_mcp.py``; ``on_mcp_mode(server, tool, mode)``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from weclaw_desktop.toolkit.manifest import Effect, ToolSpec
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.call_text import call_status_text, format_seconds, progress_message
 from weclaw_desktop.ui.tool_board import ToolBoard
+from weclaw_desktop.ui.tool_panel_mcp import McpRows, OnMode
 
 __all__ = ["ToolPanel", "call_status_text", "category_name", "diagnostic_text", "format_seconds", "progress_message"]
 
@@ -61,6 +63,7 @@ class ToolPanel(QDockWidget):
         *,
         on_switch: Callable[[str, bool], None],
         load_calls: Callable[[], None] | None = None,
+        on_mcp_mode: OnMode | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -100,6 +103,7 @@ class ToolPanel(QDockWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.itemChanged.connect(self._item_changed)
+        self.mcp_rows = McpRows(self.tree, board.registry, on_mcp_mode)
         tl.addWidget(self.tree, 1)
         self.counter = QLabel()
         self.counter.setObjectName("Muted")
@@ -168,6 +172,7 @@ class ToolPanel(QDockWidget):
             self.tree.clear()
             self._items.clear()
             self._categories.clear()
+            self.mcp_rows.reset()
             registry = self.board.registry
             for name in registry.tool_names(include_disabled=True):
                 self._add_item(name, registry.spec(name))
@@ -235,6 +240,7 @@ class ToolPanel(QDockWidget):
         try:
             for name in [n for n in self._items if n not in wanted]:
                 item = self._items.pop(name)
+                self.mcp_rows.forget(name)
                 parent = item.parent()
                 if parent is not None:
                     parent.removeChild(item)
@@ -305,6 +311,7 @@ class ToolPanel(QDockWidget):
         tip = self.tooltip_for(name)
         item.setToolTip(0, tip)
         item.setToolTip(1, tip)
+        self.mcp_rows.sync(item, name)  # an MCP server's tools: a switch and an approval mode each
 
     def tooltip_for(self, name: str) -> str:
         row = self.board.rows[name]
@@ -336,6 +343,8 @@ class ToolPanel(QDockWidget):
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
         if self._updating or column != 0:
+            return
+        if self.mcp_rows.switched(item):
             return
         name = item.data(0, TOOL_ROLE)
         if not name:

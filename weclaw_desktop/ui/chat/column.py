@@ -10,6 +10,14 @@ leave the keep range (two screens around the viewport) are destroyed; their item
 - Making widgets is budgeted (:data:`BUDGET_S` per pass, visible items first): a pass that runs out
   continues on the next turn of the event loop, so scrolling into a part of the chat never shown
   costs a frame, not a freeze.
+- Idle time prepares what the user scrolls to next: slices of at most :data:`IDLE_BUDGET_S` on the Qt loop
+  (a 0 ms timer) make widgets up to :data:`AHEAD_PAGES` screens ahead in the scroll direction and call
+  :meth:`VirtualColumn.prepare` further ahead (the chat renders Markdown there), then
+  :meth:`VirtualColumn.background` (the chat's pre-render queue). Widgets far away are dropped a few per
+  pass (:data:`DROP_PER_PASS`), and :meth:`VirtualColumn.recycle` may keep a dropped widget to rebind it
+  to another item instead of making a new one.
+- Heights live in a list beside the items (measured, else the item's cached estimate); the offsets are
+  their running sum, recomputed only from the first item whose height changed.
 - When a measured height differs from the estimate, the item at the top of the screen keeps its place
   (anchoring), so the text the user reads never jumps; at the bottom, the column stays at the bottom
   (the chat follows a streaming answer until the user scrolls up).
@@ -31,7 +39,16 @@ from PySide6.QtWidgets import QAbstractScrollArea, QFrame, QWidget
 
 from weclaw_desktop.ui.chat.items import ChatItem
 
-BUDGET_S = 0.008
+BUDGET_S = 0.006
+IDLE_BUDGET_S = 0.004
+#: Idle work makes widgets this many screens ahead in the scroll direction, and prepares (``prepare``)
+#: items up to PREPARE_PAGES screens ahead.
+AHEAD_PAGES = 1.5
+PREPARE_PAGES = 4
+DROP_PER_PASS = 3
+#: Idle work starts this long after a layout pass, so one turn of the loop does not hold a pass, a paint
+#: and an idle slice at once.
+IDLE_AFTER_PASS_S = 0.010
 MAX_COLUMN = 860
 MARGIN_X = 24
 MARGIN_TOP = 18
@@ -51,20 +68,31 @@ class VirtualColumn(QAbstractScrollArea):
         self.items: list[ChatItem] = []
         self._index: dict[int, int] = {}
         self._offsets: list[int] = []  # top of each item in content coordinates, then the end
-        self._dirty = True
+        self._heights: list[int] = []  # each item's height + SPACING (measured, else estimated)
+        self._dirty = True  # heights and offsets rebuilt from the items
+        self._from: int | None = None  # offsets stale from this index on
         self._widgets: dict[int, QWidget] = {}
-        self._remeasure: set[int] = set()
+        self._remeasure: set[int] = set()  # keys whose widgets asked to be measured again
+        self._stale: set[int] = set()  # live widgets that may have changed: measured when on screen
+        self._costs: dict[type, float] = {}  # recent cost of making a widget, per item type (s)
+        self._direction = -1  # the last scroll's direction (-1 up: chats are read upwards from the end)
         self._pinned: set[int] = set()
         self._stick = True
         self._setting = False
         self._width = 0
         self._anchor: tuple[int, int] | None = None  # (item key, its top relative to the viewport)
+        self._pass_end = 0.0  # when the last layout pass ended (idle work keeps clear of it)
+        self._placed_top = 0  # the scroll value the widgets were last placed for
         self.passes = 0  # layout passes (tests, bench)
         self.made = 0  # widgets made (tests, bench)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.relayout)
+        self._idle = QTimer(self)
+        self._idle.setSingleShot(True)
+        self._idle.setInterval(0)
+        self._idle.timeout.connect(self._idle_slice)
         bar = self.verticalScrollBar()
         bar.setSingleStep(48)
         bar.valueChanged.connect(self._scrolled)
@@ -82,8 +110,14 @@ class VirtualColumn(QAbstractScrollArea):
 
     def append(self, item: ChatItem) -> None:
         self.items.append(item)
-        self._index[item.key] = len(self.items) - 1
-        self._dirty = True
+        n = len(self.items)
+        self._index[item.key] = n - 1
+        if not self._dirty and len(self._heights) == n - 1:
+            self._heights.append(self._height(item) + SPACING)
+            self._offsets.append(self._offsets[-1])
+            self._stale_from(n - 1)
+        else:
+            self._dirty = True
         self.schedule()
 
     def insert(self, index: int, item: ChatItem) -> None:
@@ -106,8 +140,23 @@ class VirtualColumn(QAbstractScrollArea):
 
     def changed(self, item: ChatItem) -> None:
         """``item``'s widget may have a new height (or there is none yet): measure it on the next pass."""
+        if item.key not in self._widgets:  # no widget: its estimate may have changed (a streaming answer)
+            self._set_height(item)
         self._remeasure.add(item.key)
         self.schedule()
+
+    # --- hooks for subclasses -------------------------------------------------------------------
+    def prepare(self, item: ChatItem) -> bool:
+        """Idle work for an item the user may scroll to soon (e.g. render its text); True if it did any."""
+        return False
+
+    def background(self, deadline: float) -> bool:
+        """Other idle work, after the look-ahead; return True while some is left."""
+        return False
+
+    def recycle(self, widget: QWidget) -> bool:
+        """A dropped widget: return True to keep it (to rebind to another item), False to delete it."""
+        return False
 
     def pin(self, item: ChatItem, pinned: bool = True) -> None:
         """A pinned item's widget is never dropped (the streaming message keeps its render state)."""
@@ -126,7 +175,6 @@ class VirtualColumn(QAbstractScrollArea):
         if widget is None:
             widget = self._make(item)
             self._measure(item, widget)
-            self._dirty = True
             self._place()
         return widget
 
@@ -172,6 +220,8 @@ class VirtualColumn(QAbstractScrollArea):
     def _scrolled(self, value: int) -> None:
         if self._setting:
             return
+        if value != self._placed_top:
+            self._direction = 1 if value > self._placed_top else -1
         bar = self.verticalScrollBar()
         self._stick = value >= bar.maximum() - STICK_PX
         self._anchor = None if self._stick else self._anchor_at(value)
@@ -192,12 +242,32 @@ class VirtualColumn(QAbstractScrollArea):
         # measured at another width: still a better guess than the estimate (measured again when made)
         return item.height if item.height else item.estimate(self._width)
 
+    def _stale_from(self, i: int) -> None:
+        self._from = i if self._from is None else min(self._from, i)
+
+    def _set_height(self, item: ChatItem) -> bool:
+        """Bring ``item``'s entry in the height list up to date; True if it changed."""
+        i = self._index.get(item.key)
+        if i is None or self._dirty or len(self._heights) != len(self.items):
+            self._dirty = True
+            return True
+        h = self._height(item) + SPACING
+        if self._heights[i] == h:
+            return False
+        self._heights[i] = h
+        self._stale_from(i)
+        return True
+
     def _ensure_offsets(self) -> None:
-        if not self._dirty and len(self._offsets) == len(self.items) + 1:
-            return
-        heights = (self._height(item) + SPACING for item in self.items)
-        self._offsets = list(itertools.accumulate(heights, initial=MARGIN_TOP))  # n + 1: the last is the end
-        self._dirty = False
+        n = len(self.items)
+        if self._dirty or len(self._heights) != n or len(self._offsets) != n + 1:
+            self._heights = [self._height(item) + SPACING for item in self.items]
+            self._offsets = list(itertools.accumulate(self._heights, initial=MARGIN_TOP))  # n + 1: the end
+            self._dirty, self._from = False, None
+        elif self._from is not None:
+            i = self._from
+            self._offsets[i:] = itertools.accumulate(self._heights[i:], initial=self._offsets[i])
+            self._from = None
 
     def total_height(self) -> int:
         self._ensure_offsets()
@@ -259,39 +329,49 @@ class VirtualColumn(QAbstractScrollArea):
             self._remeasure.update(self._widgets)
         page = max(1, self.viewport().height())
         pending = False
+        made = 0
         if not self.items:
             self._remeasure.clear()
+            self._stale.clear()
             self._place()
             return
         for _ in range(6):
             top = self._top()
             lo = self._item_at(max(0, top - page // 2))
             hi = self._item_at(top + page + page // 2)
+            on_lo, on_hi = self._item_at(top), self._item_at(top + page)
             changed = False
             for i in self._order(lo, hi, top, page):
                 item = self.items[i]
                 widget = self._widgets.get(item.key)
                 if widget is None:
-                    if time.perf_counter() > deadline:
-                        pending = True
+                    if made and time.perf_counter() + self._cost(item) > deadline:
+                        pending = True  # would not fit this pass: the next turn of the loop makes it
                         continue
                     widget = self._make(item)
                     changed |= self._measure(item, widget)
-                elif item.key in self._remeasure or item.measured_width != width:
+                    made += 1
+                elif (
+                    item.key in self._remeasure
+                    or item.measured_width != width
+                    or (item.key in self._stale and on_lo <= i <= on_hi)
+                ):
                     changed |= self._measure(item, widget)
             for key in list(self._remeasure):  # live widgets outside the range that changed
                 live = self._widgets.get(key)
                 i2 = self._index.get(key)
-                if live is not None and i2 is not None:
+                if live is not None and i2 is not None and not lo <= i2 <= hi:
                     changed |= self._measure(self.items[i2], live)
             self._remeasure.clear()
             if not changed:
                 break
-            self._dirty = True
         self._place()
         self._release()
+        self._pass_end = time.perf_counter()
         if pending:
             self.schedule()
+        elif not self._idle.isActive():
+            self._idle.start(int(IDLE_AFTER_PASS_S * 1000))
 
     def _order(self, lo: int, hi: int, top: int, page: int) -> Sequence[int]:
         """Indices to make, the ones on screen first (from the bottom when at the end)."""
@@ -301,10 +381,78 @@ class VirtualColumn(QAbstractScrollArea):
         rest.sort(key=lambda i: min(abs(i - on_lo), abs(i - on_hi)))
         return [*first, *rest]
 
+    # --- idle time: prepare what comes next in the scroll direction -----------------------------------
+    def _ahead(self) -> tuple[list[int], int]:
+        """Indices ahead of the screen in the scroll direction, nearest first, and how many of them (the
+        first) are near enough to get a widget; then the ones half a screen behind."""
+        self._ensure_offsets()
+        top = self.verticalScrollBar().value()
+        page = max(1, self.viewport().height())
+        n = len(self.items)
+        on_lo, on_hi = self._item_at(top), self._item_at(top + page)
+        near_lo = self._item_at(max(0, top - int(AHEAD_PAGES * page)))
+        near_hi = self._item_at(top + page + int(AHEAD_PAGES * page))
+        far_lo = self._item_at(max(0, top - PREPARE_PAGES * page))
+        far_hi = self._item_at(top + page + PREPARE_PAGES * page)
+        if self._direction < 0:
+            near = list(range(on_lo, near_lo - 1, -1))
+            far = list(range(near_lo - 1, far_lo - 1, -1))
+            behind = list(range(on_hi, min(n - 1, self._item_at(top + page + page // 2)) + 1))
+        else:
+            near = list(range(on_hi, near_hi + 1))
+            far = list(range(near_hi + 1, far_hi + 1))
+            behind = list(range(on_lo, max(0, self._item_at(max(0, top - page // 2))) - 1, -1))
+        return [*near, *behind, *far], len(near) + len(behind)
+
+    def _idle_slice(self) -> None:
+        if not self.items or self._timer.isActive():
+            return
+        since = time.perf_counter() - self._pass_end
+        if since < IDLE_AFTER_PASS_S:  # the loop just did a pass (a scroll): let it paint first
+            self._idle.start(max(1, int((IDLE_AFTER_PASS_S - since) * 1000)))
+            return
+        self._idle.setInterval(0)
+        deadline = time.perf_counter() + IDLE_BUDGET_S
+        made = False
+        more = False
+        order, near = self._ahead()
+        done = False
+        for n, i in enumerate(order):
+            item = self.items[i]
+            make = n < near and item.key not in self._widgets
+            if done and time.perf_counter() + (self._cost(item) if make else 0.0) > deadline:
+                more = True  # at least one piece of work per slice; then only what fits the budget
+                break
+            if self.prepare(item):
+                done = True
+                continue
+            if make:
+                self._measure(item, self._make(item))
+                made = done = True
+        if made:
+            self._place()
+        if not more:
+            more = self._release(limit=DROP_PER_PASS) or self.background(deadline)
+        if more or made:
+            self._idle.start()
+
+    def _cost(self, item: ChatItem) -> float:
+        """What making (and measuring) a widget for ``item`` costs, as seen lately for its kind (s)."""
+        return self._costs.get(type(item), 0.002)
+
     def _make(self, item: ChatItem) -> QWidget:
+        t0 = time.perf_counter()
+        widget = self._make_widget_for(item)
+        kind = type(item)
+        spent = time.perf_counter() - t0
+        self._costs[kind] = 0.7 * self._costs.get(kind, spent) + 0.3 * spent
+        return widget
+
+    def _make_widget_for(self, item: ChatItem) -> QWidget:
         widget = self._factory(item)
         widget.setProperty("chatItemKey", item.key)
-        widget.setParent(self.viewport())
+        if widget.parentWidget() is not self.viewport():
+            widget.setParent(self.viewport())
         widget.installEventFilter(self._filter)
         self._widgets[item.key] = widget
         self.made += 1
@@ -315,9 +463,9 @@ class VirtualColumn(QAbstractScrollArea):
         width = self._width or self.column_width()
         height = widget.heightForWidth(width) if widget.hasHeightForWidth() else widget.sizeHint().height()
         height = max(height, widget.minimumSizeHint().height(), 1)
-        old = self._height(item) if self._width else item.height
         item.height, item.measured_width = height, width
-        return height != old
+        self._stale.discard(item.key)
+        return self._set_height(item)
 
     def _place(self) -> None:
         self._ensure_offsets()
@@ -325,6 +473,7 @@ class VirtualColumn(QAbstractScrollArea):
         top = self._top()
         self._set_value(top)
         top = self.verticalScrollBar().value()
+        self._placed_top = top
         if self._stick or self._anchor is None:
             self._anchor = None if self._stick else self._anchor_at(top)
         x = self._column_x()
@@ -333,39 +482,47 @@ class VirtualColumn(QAbstractScrollArea):
             i = self._index.get(key)
             if i is None:
                 continue
-            item = self.items[i]
-            widget.setGeometry(x, self._offsets[i] - top, width, self._height(item))
+            widget.setGeometry(x, self._offsets[i] - top, width, self._heights[i] - SPACING)
             if widget.isHidden():
                 widget.show()
         self.viewport().update()
 
-    def _release(self) -> None:
+    def _release(self, limit: int = DROP_PER_PASS) -> bool:
+        """Drop the widgets far from the screen, the farthest first, at most ``limit`` now; True if more are left."""
         if not self._widgets:
-            return
+            return False
         top = self.verticalScrollBar().value()
         page = max(1, self.viewport().height())
         lo, hi = top - 2 * page, top + 3 * page
-        for key in list(self._widgets):
+        far: list[tuple[int, int]] = []
+        focus = self.focusWidget()
+        for key, widget in self._widgets.items():
             if key in self._pinned:
                 continue
             i = self._index.get(key)
             if i is None:
-                self._drop(key)
+                far.append((1 << 30, key))
                 continue
             start = self._offsets[i]
-            if start + self._height(self.items[i]) < lo or start > hi:
-                focus = self.focusWidget()
-                if focus is not None and self._widgets[key].isAncestorOf(focus):
+            end = start + self._heights[i]
+            if end < lo or start > hi:
+                if focus is not None and widget.isAncestorOf(focus):
                     continue  # the user is selecting text in it
-                self._drop(key)
+                far.append((max(lo - end, start - hi), key))
+        far.sort(reverse=True)
+        for _distance, key in far[:limit]:
+            self._drop(key)
+        return len(far) > limit
 
     def _drop(self, key: int) -> None:
         widget = self._widgets.pop(key, None)
+        self._stale.discard(key)
         if widget is not None:
             widget.removeEventFilter(self._filter)
             widget.hide()
-            widget.deleteLater()  # still parented: Qt deletes it after this event (setParent(None) would
-            # hand it to Python, which frees it at once while Qt may still hold it)
+            if not self.recycle(widget):
+                widget.deleteLater()  # still parented: Qt deletes it after this event (setParent(None)
+                # would hand it to Python, which frees it at once while Qt may still hold it)
 
     def _drop_all(self, *, keep_pinned: bool = False) -> None:
         for key in list(self._widgets):
@@ -383,8 +540,8 @@ class VirtualColumn(QAbstractScrollArea):
         self.relayout()
 
     def viewportEvent(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:  # an item widget's updateGeometry()
-            self._remeasure.update(self._widgets)
+        if event.type() == QEvent.Type.LayoutRequest:  # an item widget's updateGeometry(): which one is not
+            self._stale.update(self._widgets)  # known, so every live one is measured when it is on screen
             self.schedule()
             return True
         return super().viewportEvent(event)

@@ -54,6 +54,7 @@ class MessageItem(ChatItem):
     _parts: list[str] = field(default_factory=list)
     _joined: str = ""
     _joined_len: int = 0
+    _estimated: tuple[int, int, int] = (0, -1, 0)  # (width, text length, estimate): the chat asks often
 
     @classmethod
     def of(cls, role: str, text: str = "", **fields: Any) -> MessageItem:
@@ -82,9 +83,12 @@ class MessageItem(ChatItem):
 
     def estimate(self, width: int) -> int:
         text = self.text
+        if self._estimated[:2] == (width, len(text)):
+            return self._estimated[2]
         per_line = max(20, int(max(200, width - 60) * CHARS_PER_PX))
         lines = sum(1 + len(line) // per_line for line in text.split("\n")) if len(text) < 20_000 else len(text) // 40
-        return 36 + lines * LINE_PX
+        self._estimated = (width, len(text), 36 + lines * LINE_PX)
+        return self._estimated[2]
 
     def search_text(self) -> str:
         return self.text

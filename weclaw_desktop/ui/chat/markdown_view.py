@@ -123,7 +123,7 @@ class MarkdownView(QTextBrowser):
         height scaled from the real one; the real width's answer follows as soon as the view has it."""
         doc = self.document()
         current = doc.textWidth()
-        if current <= 0 or (not self.isVisible() and not self.testAttribute(Qt.WidgetAttribute.WA_Resized)):
+        if current <= 0 or not self.isVisible():  # not on screen yet (made or rebound just now): exact
             doc.setTextWidth(width)
             current = width
         height = math.ceil(doc.size().height()) + 2
@@ -154,6 +154,11 @@ class MarkdownView(QTextBrowser):
 
     def set_html(self, text: str) -> None:
         self.setHtml(text)
+
+    def forget_width(self) -> None:
+        self.clear()  # an empty document: dropping the width costs no layout of the old text
+        self.document().setTextWidth(-1)
+        self._height = 0
 
     def highlight(self, needle: str, current: int = -1) -> int:
         """Mark every occurrence of ``needle`` (case-insensitive); ``current`` is drawn stronger. Returns the count."""
@@ -195,11 +200,11 @@ def content_resized(widget: QWidget) -> None:
         w = w.parentWidget()
     if w is not None:
         w.updateGeometry()
-        parent = w.parentWidget()
-        if parent is not None:
-            from PySide6.QtCore import QCoreApplication
+        from PySide6.QtCore import QCoreApplication
 
-            QCoreApplication.postEvent(parent, QEvent(QEvent.Type.LayoutRequest))
+        # to the item widget itself: the column's filter sees which item changed (the parent's own
+        # LayoutRequest only says that one of them did)
+        QCoreApplication.postEvent(w, QEvent(QEvent.Type.LayoutRequest))
 
 
 class MessageBody(QWidget):
@@ -220,6 +225,14 @@ class MessageBody(QWidget):
         self._scanner = StableScanner()
         self._group_start = 0  # where the open (last) view's text starts
         self._streamed = False
+
+    def rebind(self, renderer: Renderer) -> None:
+        """Before showing another message (a recycled widget): the renderer may be another palette's, and the
+        views forget the width they were laid out at (another message's bubble may be narrower: the height
+        scaled from the old width would be too tall, and never corrected if the real one did not change)."""
+        self._renderer = renderer
+        for view in self.views:
+            view.forget_width()
 
     def _open_view(self) -> MarkdownView:
         view = MarkdownView()

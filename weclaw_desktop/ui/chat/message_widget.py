@@ -20,7 +20,16 @@ import time
 
 from PySide6.QtCore import QEvent, QRect, QSize
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from weclaw_desktop.i18n import tr
 from weclaw_desktop.ui.chat.items import MessageItem
@@ -84,6 +93,26 @@ class MessageWidget(QWidget):
         self.actions_slot = QHBoxLayout()
         self.actions_slot.setSpacing(4)
         inner.addLayout(self.actions_slot)
+        self.render_now()
+        self.retranslate()
+
+    # --- recycling (the chat keeps a few dropped widgets and rebinds them: making one costs ms) ------
+    def unbind(self) -> None:
+        """Empty the widget for another item: whatever decorators and the thinking block put in the slots
+        is deleted, highlights are removed."""
+        for name in ("top", "chips", "actions"):
+            _empty(self.slot(name))
+        self.thinking = None
+        for view in self.body.views:
+            view.setExtraSelections([])
+
+    def bind(self, item: MessageItem, renderer: Renderer, *, html: str | None = None) -> None:
+        """Show ``item`` (of the same role) in this emptied widget; the chat's decorators run again after."""
+        assert item.role == self.role, "a message widget is rebound only to a message of its role"
+        self.item = item
+        self._renderer = renderer
+        self.body.rebind(renderer)  # also forgets the width the last message was laid out at
+        self.rendered_html = html
         self.render_now()
         self.retranslate()
 
@@ -188,3 +217,18 @@ class MessageWidget(QWidget):
         if event.type() == QEvent.Type.LayoutRequest:  # the bubble's content changed size
             self.updateGeometry()
         return super().event(event)
+
+
+def _empty(layout: QLayout) -> None:
+    while layout.count():
+        entry = layout.takeAt(0)
+        if entry is None:
+            break
+        widget = entry.widget()
+        if widget is not None:
+            widget.hide()
+            widget.deleteLater()
+        else:
+            inner = entry.layout()
+            if inner is not None:
+                _empty(inner)
