@@ -34,7 +34,6 @@ from typing import Any
 
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent import turn_extras
-from weclaw_desktop.agent.context import model_messages
 from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget, registry_path_fields, relative_base
 from weclaw_desktop.agent.history import HistoryStore, SessionBusy
 from weclaw_desktop.agent.history_context import conversation_before
@@ -248,13 +247,7 @@ class _Turn:
     async def _rounds(self) -> ev.TurnDone:
         loop = self.loop
         lang = user_language(self.opts.language, self.text)
-        history = await model_messages(
-            loop.history,
-            self.session_id,
-            max_chars=self.opts.max_context_chars,
-            vision=self.plan.vision,
-            model=self.plan.model,
-        )
+        history = await turn_extras.history_for(self)  # the active branch, attachments and images expanded
         recent = await loop.history.recent_tools(self.session_id)
         earlier = await conversation_before(loop.history, self.session_id, self.run_id)
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent, earlier))
@@ -293,9 +286,7 @@ class _Turn:
             except ProviderError as exc:
                 return await self._provider_failed(exc)
             log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
-            usage = turn_extras.usage_of(completion, self.messages, rnd.schemas)
-            await self.durable(turn_extras.record_usage(loop.history, self, usage))
-            self.emit(ev.UsageReported, **usage.event_fields(self.round_no, self.plan))
+            await turn_extras.report_usage(self, completion, rnd.schemas)  # the endpoint's, else estimated (≈)
             completion.text = clean_text(completion.text)  # lone surrogates from the model become U+FFFD
             rest = self.shown.finish()
             if rest:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from weclaw_desktop.agent import events as ev
-from weclaw_desktop.agent.context import tool_image_message
+from weclaw_desktop.agent.context import model_messages, tool_image_message
 from weclaw_desktop.agent.turn_plan import TurnPlan
 from weclaw_desktop.agent.usage import estimate_messages, estimate_text
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
@@ -97,3 +97,21 @@ def show_tool_images(turn: Any) -> None:
     if not shown:
         files = [f for _fn, fs in turn.round_files for f in fs]
         turn.emit(ev.ImagesNotShown, model=turn.plan.model, files=files)
+
+
+async def history_for(turn: Any) -> list[dict[str, Any]]:
+    """What the model is sent of the chat: the active branch, with attachments as text blocks and image parts."""
+    return await model_messages(
+        turn.loop.history,
+        turn.session_id,
+        max_chars=turn.opts.max_context_chars,
+        vision=turn.plan.vision,
+        model=turn.plan.model,
+    )
+
+
+async def report_usage(turn: Any, completion: Any, tools: Sequence[Mapping[str, Any]]) -> None:
+    """Store and announce a request's tokens: the endpoint's figures, else an estimate (marked)."""
+    usage = usage_of(completion, turn.messages, tools)
+    await turn.durable(record_usage(turn.loop.history, turn, usage))
+    turn.emit(ev.UsageReported, **usage.event_fields(turn.round_no, turn.plan))
