@@ -11,7 +11,7 @@ with_test=0
 
 apt_packages=(libegl1 libgl1 libx11-6 libdbus-1-3 libfontconfig1 libfreetype6 libglib2.0-0 libxkbcommon0
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0
-  fonts-noto-cjk ca-certificates)
+  fonts-noto-cjk fonts-noto-color-emoji ca-certificates)  # emoji: assistants' icons
 if [ $with_test = 1 ]; then
   # appstream and desktop-file-utils validate the Linux package files; gcc builds the ELF test libraries
   apt_packages+=(xvfb xauth chromium appstream desktop-file-utils gcc libc6-dev xz-utils git)

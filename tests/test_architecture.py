@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("self-check", ["selfcheck"]),  # `weclaw --self-test` / doctor checks (uses the agent's provider)
     ("agent", ["agent"]),  # conversation loop, provider, history, runtime
     ("routing", ["intent"]),  # which tools a request needs
-    ("capabilities", ["tools", "mcp"]),  # built-in tools and MCP tools: implement the toolkit's contract
+    ("capabilities", ["tools", "mcp", "attachments"]),  # tools, MCP tools; attachments reads files (tools.textio)
     ("services", ["companion"]),  # the phone link's server and store (a bridge to the tools)
     ("settings", ["settings", "secrets"]),  # the settings schema (embeds the toolkit's policy models), keyring
     ("tool system", ["toolkit"]),  # tool contract, manifest, registry, policy, planner, dispatcher

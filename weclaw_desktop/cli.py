@@ -14,7 +14,9 @@ from collections.abc import Sequence
 
 from weclaw_desktop import __version__, i18n
 
-COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone", "mcp"]
+COMMANDS = ["validate", "tools", "schema", "intent", "chat", "doctor", "models", "phone", "mcp", "export"]
+#: Subcommand names that are not a module of their own (``commands/export.py`` also registers ``import``).
+ALSO = ["import"]
 #: weclaw's own top-level options (anything else starting with "-" may be a Python command line).
 OWN_OPTIONS = ("-h", "--help", "--version", "--data-dir", "--self-test")
 
@@ -55,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # where sys.executable is WeClaw itself, and whatever the snippet starts with sys.executable.
         from weclaw_desktop.tools.pyexec import python_main
 
-        code = python_main(raw, COMMANDS)
+        code = python_main(raw, [*COMMANDS, *ALSO])
         if code is not None:
             return code
     for stream in (sys.stdout, sys.stderr):

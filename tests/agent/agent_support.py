@@ -46,6 +46,7 @@ def make_settings(fake: FakeOpenAI, **agent: Any) -> Settings:
     s.provider.max_retries = 2
     s.provider.timeout_s = 20
     s.agent.exposure = "all"
+    s.agent.model_titles = False  # scripted fakes: no side request for a title unless a test asks for it
     for key, value in agent.items():
         setattr(s.agent, key, value)
     return s

@@ -116,7 +116,10 @@ async def test_json_events_and_sessions(fake_openai: FakeOpenAI, chat) -> None:
     code, out, _ = await chat("what is your name?", "--json", "--new")
     assert code == 0
     events = [json.loads(line) for line in out.splitlines()]
-    assert [e["event"] for e in events] == ["round_started", "text_delta", "assistant_message", "turn_done"]
+    names = ["round_started", "text_delta", "usage_reported", "assistant_message", "turn_done"]
+    assert [e["event"] for e in events] == names
+    usage = events[2]
+    assert usage["estimated"] is True and usage["completion_tokens"] > 0  # the fake sends no usage: estimated
     session = events[-1]["session_id"]
     assert events[-1]["reason"] == "completed" and events[-1]["text"] == "My name is Claw."
 

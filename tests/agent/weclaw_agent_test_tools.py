@@ -58,3 +58,32 @@ class ProcTool(BaseTool):
     async def big(self, params: SizeParams, ctx: ToolContext) -> ToolResult:
         body = "HEAD" + "x" * max(0, params.chars - 8) + "TAIL"
         return ToolResult.ok(body)
+
+
+def tiny_png(width: int = 2, height: int = 2, rgb: tuple[int, int, int] = (200, 30, 30)) -> bytes:
+    """A real PNG (stdlib only): what a screenshot or an MCP image tool writes."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    row = b"\x00" + bytes(rgb) * width
+    raw = row * height
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+class PictureParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(default="screenshot.png", description="file name")
+
+
+class PicTool(BaseTool):
+    """Saves a picture and lists it in the result's files, like the screen tool and MCP image tools do."""
+
+    @action("Take a picture of the screen and save it as a PNG file.")
+    async def take(self, params: PictureParams, ctx: ToolContext) -> ToolResult:
+        target = ctx.outputs_dir / params.name
+        await asyncio.to_thread(target.write_bytes, tiny_png())
+        return ToolResult.ok(f"Saved {target.name} (2x2 pixels).", files=[target])

@@ -59,7 +59,7 @@ def user_file(base_url: str = "https://api.deepseek.com/v1", **overrides: Any) -
     doc: dict[str, Any] = {
         "version": 1,
         "provider": {"preset": "custom", "base_url": base_url, "model": "fake-model", "max_retries": 0},
-        "agent": {"max_rounds": 9, "exposure": "all"},
+        "agent": {"max_rounds": 9, "exposure": "all", "model_titles": False},
         "tools": {
             "policy": {"deny": ["faulty"], "disabled": ["shouty"]},
             "allowed_roots": ["/srv/projects", "~/Documents"],

@@ -14,6 +14,7 @@ from settings_support import read_json, settings_path, user_file, write_settings
 from weclaw_desktop.paths import app_paths
 from weclaw_desktop.settings import ProblemKind, SettingsStore
 from weclaw_desktop.settings.fallbacks import strict_rules
+from weclaw_desktop.settings.migrations import migrate
 from weclaw_desktop.toolkit.approval import ApprovalRequest
 from weclaw_desktop.toolkit.base import Origin, Risk
 
@@ -263,7 +264,7 @@ def test_unknown_keys_are_kept_everywhere_and_only_noted() -> None:
 
 
 def test_a_newer_versions_file_keeps_its_version_number(tmp_path: Path) -> None:
-    write_settings({**user_file(), "version": 7})
+    write_settings({**migrate(user_file()), "version": 7})  # a newer version's file has today's sections
     store = SettingsStore.open()
     assert [p.kind for p in store.problems] == [ProblemKind.NEWER] and store.errors == ()
     store.update(lambda s: setattr(s.ui, "theme", "light"))

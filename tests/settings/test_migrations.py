@@ -35,14 +35,13 @@ def test_the_shipped_list_matches_the_version() -> None:
 
 
 def test_an_old_file_is_brought_up_to_date_and_saved_as_the_new_version() -> None:
-    write_settings({"version": 1, "agent": {"rounds": 5}, "ui": {"dark": True}, "provider": {"model": "m"}})
+    write_settings({"version": 1, "agent": {"rounds": 5}, "ui": {"dark": True}})
     store = SettingsStore(migrations=STEPS)
     assert store.errors == ()
     assert store.settings.agent.max_rounds == 5 and store.settings.ui.theme == "dark"
-    assert store.settings.provider.model == "m"
-    store.update(lambda s: setattr(s.provider, "model", "n"))
+    store.update(lambda s: setattr(s.agent, "max_rounds", 6))
     saved = read_json()
-    assert saved["version"] == 3 and saved["agent"]["max_rounds"] == 5 and "rounds" not in saved["agent"]
+    assert saved["version"] == 3 and saved["agent"]["max_rounds"] == 6 and "rounds" not in saved["agent"]
     assert saved["ui"]["theme"] == "dark" and "dark" not in saved["ui"]
 
 
@@ -56,12 +55,12 @@ def test_a_failing_migration_is_reported_and_the_file_read_as_it_is() -> None:
     def broken(doc: dict[str, Any]) -> dict[str, Any]:
         raise KeyError("agent")
 
-    write_settings({"version": 1, "agent": {"max_rounds": 4}, "provider": {"model": "m"}})
+    write_settings({"version": 1, "agent": {"max_rounds": 4}, "ui": {"theme": "dark"}})
     store = SettingsStore(migrations=[broken])
     [problem] = store.errors
     assert problem.path == "version" and problem.kind is ProblemKind.INVALID
     assert "could not upgrade it from version 1" in problem.message
-    assert store.settings.agent.max_rounds == 4 and store.settings.provider.model == "m"
+    assert store.settings.agent.max_rounds == 4 and store.settings.ui.theme == "dark"
 
 
 def test_a_migration_never_changes_the_document_it_was_given() -> None:

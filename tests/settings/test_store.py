@@ -155,4 +155,4 @@ def test_a_store_seeded_with_settings_writes_them_whole(tmp_path: Path) -> None:
     store = SettingsStore(settings=seeded)
     seeded.provider.model = "changed after"  # the store took a copy
     store.update(lambda s: setattr(s.ui, "theme", "dark"))
-    assert read_json()["provider"]["model"] == "m"
+    assert read_json()["providers"]["entries"][0]["model"] == "m"

@@ -132,27 +132,36 @@ async def test_second_launch_activates_the_first(qtbot: Any) -> None:
     assert not third.notify_running(timeout_ms=100)  # nobody listens any more
 
 
-def test_composer_enter_sends_shift_enter_adds_a_line_and_drops_attach_paths(qtbot: Any, tmp_path: Path) -> None:
+async def test_composer_enter_sends_shift_enter_adds_a_line_and_drops_become_attachments(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """A dropped file is an attachment (its text read off the UI thread), never a path pasted into the message."""
+    from uihelpers import until
+
     composer = Composer()
+    composer.attachment_dir = tmp_path / "store"
     qtbot.addWidget(composer)
-    sent: list[str] = []
-    composer.send_requested.connect(sent.append)
+    sent: list[tuple[str, list[Any]]] = []
+    composer.send_requested.connect(lambda text, atts: sent.append((text, atts)))
     qtbot.keyClicks(composer.edit, "line one")
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(composer.edit, "line two")
     assert composer.edit.toPlainText() == "line one\nline two"
-    dropped = tmp_path / "报告 final.pdf"
-    dropped.write_bytes(b"%PDF")
+    dropped = tmp_path / "报告 final.md"
+    dropped.write_text("# 报告\nall good", encoding="utf-8")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(dropped))])
     event = QDropEvent(
         QPointF(5, 5), Qt.DropAction.CopyAction, mime, Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
     )
     composer.edit.dropEvent(event)
-    assert composer.attachments == [dropped]
-    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
-    assert sent == [f"line one\nline two\n\nAttached files:\n- {dropped}"]
-    assert composer.edit.toPlainText() == "" and composer.attachments == []
+    composer.edit.dropEvent(event)  # the same file twice: one chip
+    assert len(composer.chips_list) == 1
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)  # still reading: sent once it is read
+    await until(lambda: sent, what="sent after reading")
+    [(text, atts)] = sent
+    assert text == "line one\nline two" and [a.name for a in atts] == ["报告 final.md"] and "all good" in atts[0].text
+    assert composer.edit.toPlainText() == "" and composer.chips_list == []
     composer.set_busy(True)
     qtbot.keyClicks(composer.edit, "queued")
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return)

@@ -46,6 +46,7 @@ def configured_settings(fake: FakeOpenAI) -> Settings:
     s.provider.max_retries = 0
     s.provider.timeout_s = 20
     s.agent.exposure = "all"
+    s.agent.model_titles = False  # scripted fakes: no side request for a title unless a test asks for it
     return s
 
 

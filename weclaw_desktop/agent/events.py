@@ -160,6 +160,18 @@ class UsageReported(Event):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    round: int = 0
+    estimated: bool = False  # the endpoint sent no usage: counted from the text (agent/usage.py), shown with "≈"
+    provider: str = ""  # the saved provider configuration that answered
+    model: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImagesNotShown(Event):
+    """A tool returned images (a screenshot, an MCP picture) the model cannot see: it got their paths only."""
+
+    model: str
+    files: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)

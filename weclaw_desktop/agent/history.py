@@ -32,9 +32,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from weclaw_desktop.agent import history_reasoning
+from weclaw_desktop.agent import history_conversation, history_reasoning
+from weclaw_desktop.agent.chat_setup import ChatSetups
+from weclaw_desktop.agent.history_attachments import AttachmentRows
+from weclaw_desktop.agent.history_branches import Branches
+from weclaw_desktop.agent.history_conversation import CONVERSATION_COMPONENT
 from weclaw_desktop.agent.history_reasoning import REASONING_COMPONENT, parse_meta
 from weclaw_desktop.agent.model_messages import INTERRUPTED_RESULT, StoredMessage, build_model_messages
+from weclaw_desktop.agent.usage import UsageRows
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.storage.db import Database, Migration, register_migrations
 from weclaw_desktop.storage.faults import StorageError
@@ -118,6 +123,7 @@ register_migrations(
     ],
 )
 history_reasoning.register()
+history_conversation.register()  # branches, chat setup, attachments, usage: after the base schema
 
 INTERRUPTED_TURN = "this turn did not finish: the app stopped, or its end could not be saved"
 RUNNING = "running"
@@ -187,6 +193,11 @@ class HistoryStore:
         self.db = db
         db.ensure(COMPONENT)
         db.ensure(REASONING_COMPONENT)  # after the base schema: it adds columns to its messages table
+        db.ensure(CONVERSATION_COMPONENT)
+        self.branches = Branches(db)  # edits/regenerations; messages() returns the active branch
+        self.chats = ChatSetups(db)  # per-chat provider, model, assistant, instructions, title source
+        self.attachments = AttachmentRows(db)
+        self.usage = UsageRows(db)
         self.locks = NamedLocks(lock_file_for(db.path))
         self._turn_sessions: dict[str, str] = {}  # run id -> session id, for turns holding the lock
         self._unfinished: dict[str, tuple[str, int, str]] = {}  # finish_turn writes that failed (disk full)
@@ -504,8 +515,12 @@ class HistoryStore:
                     (*head, *tail, now),
                 )
 
-    async def messages(self, session_id: str) -> list[StoredMessage]:
+    async def messages(self, session_id: str, *, all_branches: bool = False) -> list[StoredMessage]:
+        """The messages of the active branch (what the chat shows and the model is sent); ``all_branches``:
+        every stored message, edits and regenerations the user paged away from included (export)."""
         rows = await self.db.run(self.db.query, "SELECT * FROM messages WHERE session_id=? ORDER BY id", (session_id,))
+        if not all_branches:
+            rows = self.branches.on_path(rows, await self.branches.tree(session_id))
         return [
             StoredMessage(
                 id=r["id"],

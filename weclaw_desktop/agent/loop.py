@@ -33,12 +33,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent import turn_extras
 from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget, registry_path_fields, relative_base
 from weclaw_desktop.agent.history import HistoryStore, SessionBusy
 from weclaw_desktop.agent.history_context import conversation_before
 from weclaw_desktop.agent.prompt import system_prompt, user_language
 from weclaw_desktop.agent.provenance import ProvenanceStore, arguments_of, note_outcome, turn_provenance
 from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
+from weclaw_desktop.agent.turn_plan import TurnPlan, compose_prompt
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
 from weclaw_desktop.storage.faults import StorageError
 from weclaw_desktop.textsafe import clean_text, fs_display
@@ -107,11 +109,13 @@ class AgentLoop:
         run_id: str | None = None,
         origin: Origin = Origin.GUI,
         gate: ApprovalGate | None,
+        plan: TurnPlan | None = None,
         pasted: bool = False,
     ) -> ev.TurnDone:
         """One turn. ``gate`` asks the user about calls that need approval (None: no one can be asked,
-        so those calls are denied). ``pasted``: the message holds text the user pasted (untrusted)."""
-        turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate)
+        so those calls are denied). ``plan``: provider, assistant, branch and attachments of the turn.
+        ``pasted``: the message holds text the user pasted (untrusted)."""
+        turn = _Turn(self, session_id, run_id or uuid.uuid4().hex[:12], text, emit, origin, gate, plan or TurnPlan())
         turn.pasted = pasted
         return await turn.run()
 
@@ -128,8 +132,12 @@ class _Turn:
         emit: Emit,
         origin: Origin,
         gate: ApprovalGate | None,
+        plan: TurnPlan,
     ) -> None:
         self.loop = loop
+        self.plan = plan
+        self.provider = plan.provider or loop.provider
+        self.round_files: list[tuple[str, list[str]]] = []  # this round's tool results that listed files
         self.opts = loop.options
         self.session_id = session_id
         self.run_id = run_id
@@ -175,6 +183,7 @@ class _Turn:
     async def run(self) -> ev.TurnDone:
         loop = self.loop
         try:
+            await self.durable(turn_extras.record_start(loop.history, self.session_id, self.run_id, self.plan))
             await self.durable(loop.history.begin_turn(self.session_id, self.run_id, self.text))
         except (KeyError, SessionBusy, StorageError) as exc:
             if isinstance(exc, KeyError):
@@ -238,7 +247,7 @@ class _Turn:
     async def _rounds(self) -> ev.TurnDone:
         loop = self.loop
         lang = user_language(self.opts.language, self.text)
-        history = await loop.history.messages_for_model(self.session_id, max_chars=self.opts.max_context_chars)
+        history = await turn_extras.history_for(self)  # the active branch, attachments and images expanded
         recent = await loop.history.recent_tools(self.session_id)
         earlier = await conversation_before(loop.history, self.session_id, self.run_id)
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent, earlier))
@@ -251,7 +260,7 @@ class _Turn:
             pasted=self.pasted,
             text=self.text,
         )
-        prompt = system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir)
+        prompt = compose_prompt(system_prompt(language=lang, outputs_dir=loop.tool_env.outputs_dir), self.plan)
         self.messages = [{"role": "system", "content": prompt}, *history]
         withheld = await self._tools_withheld()
 
@@ -266,24 +275,18 @@ class _Turn:
             self.partial_reasoning = []
             t0 = time.perf_counter()
             try:
-                completion = await loop.provider.stream(
+                completion = await self.provider.stream(
                     self.messages,
                     list(rnd.schemas),
                     on_text=self._on_text,
                     on_reasoning=self._on_reasoning,
                     on_retract=self._on_retract,
+                    params=self.plan.params,
                 )
             except ProviderError as exc:
                 return await self._provider_failed(exc)
             log.debug("round %d streamed in %.0f ms", self.round_no, (time.perf_counter() - t0) * 1000)
-            if completion.usage is not None:
-                u = completion.usage
-                self.emit(
-                    ev.UsageReported,
-                    prompt_tokens=u.prompt_tokens,
-                    completion_tokens=u.completion_tokens,
-                    total_tokens=u.total_tokens,
-                )
+            await turn_extras.report_usage(self, completion, rnd.schemas)  # the endpoint's, else estimated (≈)
             completion.text = clean_text(completion.text)  # lone surrogates from the model become U+FFFD
             rest = self.shown.finish()
             if rest:
@@ -294,9 +297,7 @@ class _Turn:
                 c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
             completion.reasoning = redact(clean_text(completion.reasoning))
             completion.text = answer  # the stored, sent-back and shown answer is the masked one
-            assistant = (
-                completion.message()
-            )  # with its reasoning and opaque fields (the provider decides what goes back)
+            assistant = completion.message()  # with its reasoning and opaque fields (the provider decides)
             call_dicts = list(assistant.get("tool_calls") or [])
             refs = {c.id: (ref.tool, ref.action) for c in calls if (ref := loop.registry.resolve(c.name))}
             await self.durable(
@@ -325,7 +326,9 @@ class _Turn:
             if not calls:
                 message = "" if answer else "The model returned an empty answer."
                 return self._done("completed", text=answer, message=message)
+            self.round_files = []
             tripped = await self._run_calls(calls, rnd, exposure)
+            turn_extras.show_tool_images(self)  # a screenshot / MCP picture reaches the model next round
             if tripped:
                 message = (
                     f"Stopped: the model called {tripped} with the same arguments "
@@ -364,7 +367,7 @@ class _Turn:
 
     async def _tools_withheld(self) -> bool:
         """Whether the model is marked as not supporting tools (then none are offered, and the user is told)."""
-        provider = self.loop.provider
+        provider = self.provider  # the chat's own (TurnPlan), else the loop's
         try:
             caps = await provider.capabilities()
         except Exception:  # capabilities are advice: never let them break a turn
@@ -391,7 +394,8 @@ class _Turn:
     def _expose(self, exposure: TurnExposure, *, withheld: bool = False) -> Exposure:
         """The round's offer: the one exposure computation, with this turn's circuit breaker and routing."""
         registry = self.loop.registry
-        blocked = {tool: self._circuit_open(tool) for tool in self.breaker.open}
+        blocked = turn_extras.outside_assistant(registry, self.plan)
+        blocked.update({tool: self._circuit_open(tool) for tool in self.breaker.open})
         rnd = self.loop.dispatcher.exposure.compute(exposure, blocked=blocked, schemas=True)
         if withheld:
             rnd = self._without_tools(rnd)
@@ -554,6 +558,8 @@ class _Turn:
         truncated = truncated or result.truncated
         self.open_calls.pop(c.id, None)
         self.messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
+        if result.files:
+            self.round_files.append((c.name, list(result.files)))
         await self.durable(
             self.loop.history.add_tool_result(
                 self.session_id,

@@ -41,29 +41,26 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from weclaw_desktop.agent import events as ev
 from weclaw_desktop.agent.audit_sink import SqliteAudit
 from weclaw_desktop.agent.history import HistoryStore, SearchHit, SessionInfo, StoredMessage, StoredToolCall
+from weclaw_desktop.agent.history_branches import BranchKind
 from weclaw_desktop.agent.logs import setup_logging
 from weclaw_desktop.agent.loop import AgentLoop, LoopOptions
 from weclaw_desktop.agent.provenance import ProvenanceStore
-from weclaw_desktop.agent.provider import Capabilities, Provider, ProviderConfig, StreamTimeouts, ThinkingChoice
+from weclaw_desktop.agent.provider import Provider, ProviderConfig
+from weclaw_desktop.agent.runtime_chats import ChatFeatures, TitleListener
+from weclaw_desktop.agent.turn_plan import TurnPlan
+from weclaw_desktop.attachments import Attachment
 from weclaw_desktop.intent.factory import make_exposer, make_tool_index
 from weclaw_desktop.paths import AppPaths, app_paths
-from weclaw_desktop.secrets import (
-    API_KEY_ENV,
-    SecretStore,
-    join_url_password,
-    split_url_password,
-    take_env_secrets,
-    url_password_name,
-)
-from weclaw_desktop.settings import SECTIONS, Settings, SettingsChange, SettingsStore
+from weclaw_desktop.secrets import SecretStore, take_env_secrets
+from weclaw_desktop.settings import SECTIONS, ProviderSettings, Settings, SettingsChange, SettingsStore
 from weclaw_desktop.storage.db import Database
 from weclaw_desktop.toolkit.approval import AllowRule, ApprovalGate
 from weclaw_desktop.toolkit.availability import AvailabilityContext
@@ -71,7 +68,6 @@ from weclaw_desktop.toolkit.base import Origin, ToolEnv
 from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.hooks import Hooks
 from weclaw_desktop.toolkit.pathclass import Places
-from weclaw_desktop.toolkit.redact import register_secret
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.tools._db import shared_database
 
@@ -138,7 +134,7 @@ class TurnHandle:
         return ev.TurnDone(run_id=self.run_id, session_id=self.session_id, reason="error", message=message)
 
 
-class AgentRuntime:
+class AgentRuntime(ChatFeatures):
     def __init__(
         self,
         *,
@@ -175,6 +171,10 @@ class AgentRuntime:
         self._api_key_override = api_key_override
         self._turns: dict[str, TurnHandle] = {}  # session id -> running turn
         self._retired: list[Provider] = []  # replaced by apply_settings; closed in close()
+        self._providers: dict[tuple[str, str], Provider] = {}  # (configuration, model) -> provider (runtime_chats)
+        self._side_tasks: set[asyncio.Task[Any]] = set()  # title requests
+        #: Called with (session id, title) when a chat got its title from the first exchange.
+        self.title_listeners: list[TitleListener] = []
         self._unsubscribe: Callable[[], None] = lambda: None
         self._store: SettingsStore | None = None
 
@@ -294,40 +294,11 @@ class AgentRuntime:
         except (OSError, ValueError):
             log.exception("could not save the 'always allow' rule for %s", rule.function or rule.tool)
 
-    def provider_config(self) -> ProviderConfig:
-        p = self.settings.provider
-        url, typed = split_url_password(p.base_url)  # an old settings.json may still hold one: it is used
-        password = typed or self.secrets.get(url_password_name(p.api_key_name)) if "@" in p.base_url else None
-        register_secret(password)
-        return ProviderConfig(
-            base_url=join_url_password(url, password) if password else p.base_url,
-            model=p.model,
-            api_key=self.api_key(),
-            timeout_s=p.timeout_s,
-            max_retries=p.max_retries,
-            preset=p.preset,
-            timeouts=StreamTimeouts(p.connect_timeout_s, p.first_token_timeout_s, p.idle_timeout_s),
-            thinking=ThinkingChoice(p.thinking, p.reasoning_effort),
-            capabilities={name: Capabilities(**c.model_dump()) for name, c in p.capabilities.items()},
-        )
-
-    def api_key(self) -> str | None:
-        """The key: an explicit override, then the keyring, then WECLAW_API_KEY / OPENAI_API_KEY."""
-        if self._api_key_override:
-            return self._api_key_override
-        stored = self.secrets.get(self.settings.provider.api_key_name)
-        if stored:
-            return stored
-        for name in API_KEY_ENV:
-            if self._env_keys.get(name):
-                return self._env_keys[name]
-        return None
-
-    def set_api_key(self, key: str) -> bool:
-        """Store the provider key (keyring) and use it from now on; False = kept for this run only."""
-        persistent = self.secrets.set(self.settings.provider.api_key_name, key)
+    def set_api_key(self, key: str, entry: ProviderSettings | None = None) -> bool:
+        """Store a configuration's key (keyring) and use it from now on; False = kept for this run only."""
+        persistent = self.secrets.set((entry or self.settings.provider).api_key_name, key)
         self._api_key_override = None if persistent else key
-        self.apply_settings(self.settings, {"provider"})
+        self.apply_settings(self.settings, {"providers"})
         return persistent
 
     async def list_models(self, config: ProviderConfig | None = None) -> list[str]:
@@ -375,10 +346,11 @@ class AgentRuntime:
             self.loop.exposer = make_exposer(self.registry, settings.agent.exposure)
         if changed & {"agent", "ui"}:
             self.loop.options = _options(settings)
-        if "provider" in changed:
+        if "providers" in changed:
             old = self.loop.provider
             self.loop.provider = Provider(self.provider_config())
             self._retired.append(old)
+            self._retire_providers()
 
     # --- turns ------------------------------------------------------------------------------------------
     def start_turn(
@@ -389,27 +361,43 @@ class AgentRuntime:
         on_event: EventCallback | None = None,
         gate: ApprovalGate | None = None,
         origin: Origin | None = None,
+        parent: str | None = None,
+        kind: BranchKind = "new",
+        attachments: Sequence[Attachment] = (),
+        plan: TurnPlan | None = None,
         pasted: bool = False,
     ) -> TurnHandle:
         """Start a turn as an asyncio Task and return at once. Must be called on the event loop.
 
-        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`. ``pasted``: the text
-        holds something the user pasted (it counts as untrusted content for the rest of the chat)."""
+        ``gate`` asks about this turn's calls instead of the runtime's :attr:`gate`. The chat's provider,
+        model and assistant answer it (``plan`` overrides them: tests); ``parent``/``kind`` place it in the
+        conversation tree (default: after the last turn of the active branch; see :meth:`edit`,
+        :meth:`regenerate`); ``attachments`` are sent with the message (check images first with
+        :meth:`check_attachments`). ``pasted``: the text holds something the user pasted (it counts as
+        untrusted content for the rest of the chat)."""
         running = self._turns.get(session_id)
         if running is not None and running.running:
             raise TurnInProgress("A reply is still being written in this conversation; stop it or wait.")
         handle = TurnHandle(run_id=uuid.uuid4().hex[:12], session_id=session_id)
         if on_event is not None:
             handle._callbacks.append(on_event)
-        coro = self.loop.run_turn(
-            session_id,
-            text,
-            emit=handle._deliver,
-            run_id=handle.run_id,
-            origin=origin or self.origin,
-            gate=gate if gate is not None else self.gate,
-            pasted=pasted,
-        )
+
+        async def run() -> ev.TurnDone:
+            chosen = plan or await self.plan_turn(session_id, parent=parent, kind=kind, attachments=attachments)
+            if plan is not None and (parent is not None or kind != "new" or attachments):
+                chosen = replace(plan, parent=parent, kind=kind, attachments=tuple(attachments))
+            return await self.loop.run_turn(
+                session_id,
+                text,
+                emit=handle._deliver,
+                run_id=handle.run_id,
+                origin=origin or self.origin,
+                gate=gate if gate is not None else self.gate,
+                plan=chosen,
+                pasted=pasted,
+            )
+
+        coro = run()
         handle.task = asyncio.get_running_loop().create_task(coro, name=f"turn-{handle.run_id}")
         self._turns[session_id] = handle
         handle.task.add_done_callback(lambda _t: self._turn_ended(handle))
@@ -418,6 +406,8 @@ class AgentRuntime:
     def _turn_ended(self, handle: TurnHandle) -> None:
         if self._turns.get(handle.session_id) is handle:
             del self._turns[handle.session_id]
+        if handle.done_event is not None:
+            self.after_turn(handle.session_id, handle.done_event.reason)
         if handle.done_event is None:  # ended without TurnDone (a bug or an early failure)
             task = handle.task
             if not task.cancelled() and task.exception() is not None:
@@ -433,8 +423,14 @@ class AgentRuntime:
         return handle.cancel() if handle is not None else False
 
     # --- sessions -----------------------------------------------------------------------------------------
-    async def create_session(self, title: str = "") -> SessionInfo:
-        return await self.history.create_session(title, model=self.settings.provider.model, origin=self.origin.value)
+    async def create_session(self, title: str = "", *, assistant: str = "") -> SessionInfo:
+        """A new chat, started from ``assistant`` (default: the default assistant) with its model."""
+        _entry, model, _a = await self.who_answers("")
+        info = await self.history.create_session(title, model=model, origin=self.origin.value)
+        await self.start_chat(info, assistant)
+        if title:
+            await self.history.chats.set_title(info.id, title, "user")
+        return info
 
     async def list_sessions(self, limit: int = 200) -> list[SessionInfo]:
         return await self.history.list_sessions(limit)
@@ -443,7 +439,7 @@ class AgentRuntime:
         return await self.history.get_session(session_id)
 
     async def rename_session(self, session_id: str, title: str) -> bool:
-        return await self.history.rename_session(session_id, title)
+        return await self.rename_chat(session_id, title)
 
     async def delete_session(self, session_id: str) -> bool:
         """Delete a conversation (its running turn is stopped first); its audit rows are kept."""
@@ -472,6 +468,11 @@ class AgentRuntime:
         for handle in list(self._turns.values()):
             handle.cancel()
             await handle.wait()
+        for task in list(self._side_tasks):
+            task.cancel()
+        if self._side_tasks:
+            await asyncio.gather(*self._side_tasks, return_exceptions=True)
+        self._retire_providers()
         for provider in [*self._retired, self.loop.provider]:
             await provider.close()
         self._retired.clear()

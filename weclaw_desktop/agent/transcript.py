@@ -14,8 +14,10 @@ job and returns :class:`Transcript` entries in display order:
   (with the one-line message the user saw), ``max_rounds``, ``loop_guard``, ``budget``, ``interrupted``
   (the app stopped during it), ``running`` (still running, in this process or another).
 
-Tool-result messages are not entries: the call carries its result. Nothing here writes; the history's
-schema is read as it is (the reasoning columns are optional), so this module needs no migration of its own.
+Tool-result messages are not entries: the call carries its result. Only the active branch is shown: turns the
+user moved away from (an earlier version of an edited message, another answer; ``agent/history_branches.py``)
+are left out. Nothing here writes; the history's schema is read as it is (the reasoning columns and the branch
+tables are optional), so this module needs no migration of its own.
 """
 
 from __future__ import annotations
@@ -107,6 +109,11 @@ def _read(db: Database, session_id: str) -> list[Entry]:
         turns = conn.execute(
             "SELECT run_id, status, message, started_at, finished_at FROM turns WHERE session_id=?", (session_id,)
         ).fetchall()
+        if _columns(conn, "turn_tree"):  # branches: only the path the user is on (read in this snapshot)
+            from weclaw_desktop.agent.history_branches import Branches
+
+            tree = Branches(db).tree_sync(session_id)
+            messages, calls, turns = (Branches.on_path(rows, tree) for rows in (messages, calls, turns))
         audit: list[Any] = []
         if "error_kind" in _columns(conn, "audit"):
             audit = conn.execute(

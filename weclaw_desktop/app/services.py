@@ -90,6 +90,7 @@ class AppServices:
 
         self.mcp_page = McpPage(window.secrets)
         self.mcp_page.set_manager(self.mcp)
+        window.composer.set_mcp_source(self.mcp)  # attach resources / use prompts from the composer
         window.add_settings_page(Text("category.mcp"), self.mcp_page)
         self._unfollow = window.store.subscribe(self._settings_changed, {"companion", "mcp_servers", "tools"})
         window.phone_requested.connect(self.open_pairing)

@@ -36,6 +36,10 @@ def register(sub: Any) -> None:
     group.add_argument("--session", metavar="ID", help="continue this conversation")
     group.add_argument("--new", action="store_true", help="start a new conversation (default: continue the latest)")
     p.add_argument("--json", action="store_true", help="print events as JSON lines")
+    p.add_argument("--provider", metavar="NAME", help="a saved provider configuration (Settings > Model)")
+    p.add_argument(
+        "--attach", metavar="FILE", action="append", default=[], help="send a file with the message (repeatable)"
+    )
     p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1")
     p.add_argument("--model", help="model name")
     p.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
@@ -93,6 +97,11 @@ async def _main(args: argparse.Namespace) -> int:
     for problem in store.errors:
         print(f"warning: settings: {problem.line()}", file=sys.stderr)
     settings = store.snapshot()  # the command-line options below change this run only, never the file
+    if args.provider:
+        if settings.providers.get(args.provider) is None:
+            names = ", ".join(p.name for p in settings.providers.entries)
+            return _fail(tr("cli.chat.no_provider", name=args.provider, names=names), 2)
+        settings.providers.active = args.provider
     if args.base_url:
         settings.provider.base_url = args.base_url
         settings.provider.preset = ""
@@ -132,15 +141,20 @@ async def _main(args: argparse.Namespace) -> int:
             return _fail(tr("cli.chat.no_session", id=args.session), 2)
         if not session_id:
             return _fail(tr("cli.chat.session_busy", id=args.session), 2)
+        if args.provider or args.base_url or args.model:  # the chat is answered by what was asked for
+            await rt.set_chat_model(session_id, settings.provider.name, settings.provider.model)
+        attachments = await _attachments(rt, session_id, args.attach)
+        if isinstance(attachments, int):
+            return attachments
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, sys.stderr, args.hide_reasoning)
         if not args.json:
             print(tr("cli.chat.session", id=session_id), file=sys.stderr)
         if args.message is not None:
             if not args.message.strip():
                 return _fail(tr("cli.chat.empty"), 2)
-            done = await _turn(rt, session_id, args.message, printer)
+            done = await _turn(rt, session_id, args.message, printer, attachments)
             return _report(done, args.json)
-        return await _interactive(rt, session_id, printer, reader, args.json)
+        return await _interactive(rt, session_id, printer, reader, args.json, attachments)
     finally:
         if mcp is not None:
             await mcp.stop_all()
@@ -212,8 +226,33 @@ async def _session(rt: Any, args: argparse.Namespace) -> str | None:
     return str((await rt.create_session()).id)
 
 
-async def _turn(rt: Any, session_id: str, text: str, printer: Printer) -> ev.TurnDone:
-    handle = rt.start_turn(session_id, text, on_event=printer.event)
+async def _attachments(rt: Any, session_id: str, files: list[str]) -> list[Any] | int:
+    """The files of ``--attach`` read (text extracted, images checked against the model); an exit code on failure."""
+    if not files:
+        return []
+    from weclaw_desktop.agent.runtime_chats import ImagesRefused
+    from weclaw_desktop.attachments import AttachmentError, prepare_all
+    from weclaw_desktop.attachments.compose import size_text
+
+    try:
+        atts = await asyncio.to_thread(prepare_all, files, store_dir=rt.attachment_dir())
+        await rt.check_attachments(session_id, atts)
+    except (AttachmentError, ImagesRefused) as exc:
+        return _fail(str(exc), 2)
+    for a in atts:
+        marks = [a.mime or a.kind, size_text(a.size)]
+        if a.truncated:
+            marks.append(tr("cli.chat.truncated"))
+        print(tr("cli.chat.attached", name=a.name, what=", ".join(marks)), file=sys.stderr)
+        if a.note:
+            print(f"  ({a.note})", file=sys.stderr)
+    return atts
+
+
+async def _turn(
+    rt: Any, session_id: str, text: str, printer: Printer, attachments: list[Any] | None = None
+) -> ev.TurnDone:
+    handle = rt.start_turn(session_id, text, on_event=printer.event, attachments=attachments or [])
     loop = asyncio.get_running_loop()
     installed = False
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows: no signal handlers
@@ -239,7 +278,9 @@ def _report(done: ev.TurnDone, as_json: bool) -> int:
     return code
 
 
-async def _interactive(rt: Any, session_id: str, printer: Printer, reader: LineReader, as_json: bool) -> int:
+async def _interactive(
+    rt: Any, session_id: str, printer: Printer, reader: LineReader, as_json: bool, attachments: list[Any]
+) -> int:
     if not as_json:
         print(tr("cli.chat.help"), file=sys.stderr)
     while True:
@@ -252,7 +293,8 @@ async def _interactive(rt: Any, session_id: str, printer: Printer, reader: LineR
             session_id = (await rt.create_session()).id
             print(tr("cli.chat.session", id=session_id), file=sys.stderr)
             continue
-        done = await _turn(rt, session_id, line, printer)
+        done = await _turn(rt, session_id, line, printer, attachments)
+        attachments = []  # --attach goes with the first message
         if done.reason != "completed":
             _report(done, as_json)
 
@@ -340,6 +382,8 @@ class TextPrinter(Printer):
                 self._line(f"    file: {path}")
         elif isinstance(event, ev.ErrorOccurred):
             self._line(f"  ! {event.message}")
+        elif isinstance(event, ev.ImagesNotShown):
+            self._line(f"  ! {tr('chat.images_not_shown', model=event.model, n=len(event.files))}")
 
     def finish(self) -> None:
         self._end_thinking()

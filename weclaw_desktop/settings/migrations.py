@@ -11,12 +11,45 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import urlparse
 
 Document = dict[str, Any]
 Migration = Callable[[Document], Document]
 
-#: Version 1 is the first released schema; nothing had to change since.
-MIGRATIONS: list[Migration] = []
+
+def provider_name(entry: dict[str, Any]) -> str:
+    """A name for a configuration that had none: its preset, else its endpoint's host, else "default"."""
+    preset = entry.get("preset")
+    if isinstance(preset, str) and preset and preset != "custom":
+        return preset[:40]
+    url = entry.get("base_url")
+    host = urlparse(url).hostname if isinstance(url, str) else None
+    return (host or "default")[:40]
+
+
+def provider_list(single: Any) -> dict[str, Any]:
+    """The ``providers`` section holding one configuration (a version-1 ``provider`` section)."""
+    if not isinstance(single, dict):  # not an object: the loader reports the entry as the value found
+        return {"entries": [single]}
+    entry = dict(single)
+    if not isinstance(entry.get("name"), str) or not entry.get("name"):
+        entry["name"] = provider_name(entry)
+    return {"active": entry["name"], "entries": [entry]}
+
+
+def v1_to_v2_provider_list(doc: Document) -> Document:
+    """v1 -> v2: the single ``provider`` section became ``providers`` = {active, entries: [that one]}.
+
+    The entry keeps every key it had (its keyring entry name ``api_key_name`` too, so the stored key is still
+    found); it gets a ``name``. A document that already has ``providers`` keeps it, and an old ``provider``
+    beside it is left alone (kept as an unknown key, never merged)."""
+    if "provider" in doc and "providers" not in doc:
+        doc["providers"] = provider_list(doc.pop("provider"))
+    return doc
+
+
+#: ``MIGRATIONS[i]`` turns version i + 1 into i + 2. Append only.
+MIGRATIONS: list[Migration] = [v1_to_v2_provider_list]
 
 #: The version this code writes.
 CURRENT_VERSION = len(MIGRATIONS) + 1

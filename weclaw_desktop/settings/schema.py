@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from weclaw_desktop.paths import AppPaths, app_paths
-from weclaw_desktop.settings.migrations import CURRENT_VERSION
+from weclaw_desktop.settings.conversation import AssistantsSettings, ModelPrice
+from weclaw_desktop.settings.migrations import CURRENT_VERSION, provider_list
 from weclaw_desktop.toolkit.approval import ApprovalPolicy
 from weclaw_desktop.toolkit.policy import Policy
 
@@ -31,6 +32,9 @@ class ModelCapabilitySettings(_Section):
 
 
 class ProviderSettings(_Section):
+    """One saved provider configuration (an entry of ``providers.entries``)."""
+
+    name: str = Field(default="default", min_length=1, max_length=40, description="shown in the model switcher")
     preset: str = Field(default="", description="key of a preset in agent/presets.py; '' = not set up yet")
     base_url: str = ""
     model: str = ""
@@ -47,10 +51,52 @@ class ProviderSettings(_Section):
     capabilities: dict[str, ModelCapabilitySettings] = Field(
         default_factory=dict, description="per model: what the user says it can do"
     )
+    models: list[str] = Field(default_factory=list, description="models offered in the switcher ([] = just model)")
+    prices: dict[str, ModelPrice] = Field(default_factory=dict, description="per model, per million tokens")
 
     @property
     def configured(self) -> bool:
         return bool(self.base_url and self.model)
+
+    def model_choices(self) -> list[str]:
+        """The models of this configuration for the switcher: the default one first, no duplicates."""
+        return list(dict.fromkeys(m for m in [self.model, *self.models] if m))
+
+
+def _one_provider() -> list[ProviderSettings]:
+    return [ProviderSettings()]
+
+
+class ProvidersSettings(_Section):
+    """Saved provider configurations; ``active`` is the one new chats (and ``weclaw chat``) use."""
+
+    active: str = "default"
+    entries: list[ProviderSettings] = Field(default_factory=_one_provider)
+
+    @field_validator("entries")
+    @classmethod
+    def _never_empty(cls, entries: list[ProviderSettings]) -> list[ProviderSettings]:
+        """At least one entry; names unique (a later duplicate is renamed "name (2)", never dropped)."""
+        seen: set[str] = set()
+        for entry in entries:
+            name, n = entry.name, 2
+            while name in seen:
+                name, n = f"{entry.name} ({n})"[:40], n + 1
+            if name != entry.name:
+                entry.name = name
+            seen.add(name)
+        return entries or _one_provider()
+
+    def get(self, name: str) -> ProviderSettings | None:
+        return next((p for p in self.entries if p.name == name), None)
+
+    @property
+    def current(self) -> ProviderSettings:
+        """The active entry (the first when ``active`` names none)."""
+        return self.get(self.active) or self.entries[0]
+
+    def key_names(self) -> set[str]:
+        return {p.api_key_name for p in self.entries}
 
 
 class AgentSettings(_Section):
@@ -61,6 +107,7 @@ class AgentSettings(_Section):
     turn_result_budget_chars: int = Field(default=100_000, ge=1_000, le=10_000_000, description="tool results per turn")
     loop_guard_repeats: int = Field(default=3, ge=2, le=20, description="identical calls that stop a turn")
     circuit_breaker_failures: int = Field(default=3, ge=1, le=20, description="failures in a row that hide a tool")
+    model_titles: bool = Field(default=True, description="a new chat's title is written by its model (a small request)")
 
 
 class ToolSettings(_Section):
@@ -142,7 +189,8 @@ class InvalidMcpServer(BaseModel):
 
 class Settings(_Section):
     version: int = CURRENT_VERSION
-    provider: ProviderSettings = Field(default_factory=ProviderSettings)
+    providers: ProvidersSettings = Field(default_factory=ProvidersSettings)
+    assistants: AssistantsSettings = Field(default_factory=AssistantsSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     ui: UISettings = Field(default_factory=UISettings)
@@ -152,9 +200,33 @@ class Settings(_Section):
         default_factory=list, exclude=True, description="entries of mcp_servers that cannot be used (kept raw)"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_provider(cls, data: Any) -> Any:
+        """``Settings(provider=...)`` and a version-1 ``{"provider": {...}}`` mean a list of one entry."""
+        if isinstance(data, dict) and "provider" in data and "providers" not in data:
+            data = dict(data)
+            single = data.pop("provider")
+            if isinstance(single, BaseModel):
+                single = single.model_dump()
+            data["providers"] = provider_list(single)
+        return data
+
+    @property
+    def provider(self) -> ProviderSettings:
+        """The active provider configuration (an entry of ``providers``: changes to it are changes of that entry)."""
+        return self.providers.current
+
+    @provider.setter
+    def provider(self, value: ProviderSettings) -> None:
+        """Replace the active configuration (keeps its name; for code written when there was only one)."""
+        current = self.providers.current
+        entry = value.model_copy(update={"name": current.name})
+        self.providers.entries = [entry if e is current else e for e in self.providers.entries]
+
     def outputs_dir(self, paths: AppPaths | None = None) -> Path:
         return Path(self.tools.outputs_dir).expanduser() if self.tools.outputs_dir else (paths or app_paths()).outputs
 
 
 #: The top-level sections a change notification names.
-SECTIONS = ("provider", "agent", "tools", "ui", "companion", "mcp_servers")
+SECTIONS = ("providers", "assistants", "agent", "tools", "ui", "companion", "mcp_servers")

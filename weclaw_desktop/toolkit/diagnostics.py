@@ -32,6 +32,7 @@ class Code(StrEnum):
         "disabled-settings-unreadable"  # off until the user's settings can be read (fail closed)
     )
     DISABLED_IN_MANIFEST = "disabled-in-manifest"
+    DISABLED_BY_ASSISTANT = "disabled-by-assistant"  # not among the tools of the chat's assistant
     CIRCUIT_OPEN = "circuit-open"
     LOAD_FAILED = "load-failed"
     SERVER_UNAVAILABLE = "server-unavailable"

@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from weclaw_desktop import i18n
 from weclaw_desktop.bridges.qt_clipboard import QtClipboard
 from weclaw_desktop.bridges.qt_desktop import QtDesktop
 from weclaw_desktop.bridges.qt_notifier import QtNotifier
@@ -169,6 +168,10 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.controller.tokens_changed.connect(self._show_tokens)
+        from weclaw_desktop.ui.conversation_parts import ConversationParts
+
+        self.conversation = ConversationParts(self)  # pickers, export/import, message actions, usage (#16)
+        self.chat_setup, self.message_actions = self.conversation.setup, self.conversation.actions
         self.controller.event_received.connect(self._event_shown)
         self.controller.turn_state_changed.connect(self._turn_state_changed)
         self.controller.session_shown.connect(lambda _sid: self._update_stack())
@@ -235,6 +238,7 @@ class MainWindow(QMainWindow):
     def attach_runtime(self, runtime: AgentRuntime) -> None:
         """Show and drive ``runtime`` (the composition root gave it this window's gate at creation)."""
         self.controller.attach(runtime)
+        self.chat_setup.refresh()
         self._update_stack()
         self._spawn(self.check_keyring())
 
@@ -307,19 +311,8 @@ class MainWindow(QMainWindow):
         self.set_phone_status("off")
 
     def refresh_provider(self) -> None:
-        p = self.settings.provider
-        if p.configured:
-            preset = p.preset or "custom"
-            try:
-                from weclaw_desktop.agent.presets import get_preset
-
-                name = get_preset(preset).short_label(i18n.language()) if preset != "custom" else p.base_url
-            except ImportError:  # pragma: no cover - the agent package is part of the app
-                name = preset
-            self.provider_label.setText(f"{name} · {p.model}")
-            self.provider_label.setToolTip(f"{name} · {p.model}")
-        else:
-            self.provider_label.setText(tr("statusbar.no_provider"))
+        if hasattr(self, "conversation"):
+            self.conversation.retranslate()
         self._update_stack()
 
     def _event_shown(self, _event: object) -> None:
@@ -332,7 +325,8 @@ class MainWindow(QMainWindow):
 
     def _show_tokens(self, n: int) -> None:
         self._tokens_shown = n
-        self.tokens_label.setText(tr("statusbar.tokens", n=n))
+        if getattr(self, "conversation", None) is None or self.conversation.usage is None:
+            self.tokens_label.setText(tr("statusbar.tokens", n=n))
 
     def _update_stack(self) -> None:
         if not self.settings.provider.configured and not self.chat.messages:
@@ -418,6 +412,9 @@ class MainWindow(QMainWindow):
     def _open_settings_quietly(self) -> None:
         self.open_settings()
 
+    def open_settings_page(self, page: str) -> SettingsDialog:
+        return self.conversation.open_settings_page(page)
+
     def open_settings(self) -> SettingsDialog:
         from weclaw_desktop.ui.settings_dialog import SettingsDialog
 
@@ -448,7 +445,7 @@ class MainWindow(QMainWindow):
             set_ui_language(resolve_language(change.settings.ui.language))  # live: every open window retranslates
         if change.touches("tools", "mcp_servers"):
             self.board.refresh()
-        if change.touches("provider"):
+        if change.touches("providers"):
             self.refresh_provider()
         self.settings_notice.refresh()
         self.keyring_banner.refresh()

@@ -2,11 +2,15 @@
 
 Model output is untrusted: raw HTML in it is escaped, not rendered, and only http(s), mailto and file
 links are kept clickable; bare URLs are made links too (linkify). Code blocks are highlighted with inline styles (QTextDocument ignores CSS
-classes), tables get real borders and padding through attributes Qt understands.
+classes), tables get real borders and padding through attributes Qt understands. Each code block has a
+"Copy" link (``weclaw-copy:`` + the code in base64url, made here, never from the model's text: model links of
+that scheme are not kept) that the chat view puts on the clipboard.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 from collections.abc import Sequence
 from functools import lru_cache
@@ -17,6 +21,22 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:", "file://")
+COPY_SCHEME = "weclaw-copy"
+
+
+def copy_href(code: str) -> str:
+    return f"{COPY_SCHEME}:" + base64.urlsafe_b64encode(code.encode("utf-8")).decode("ascii")
+
+
+def copied_text(href: str) -> str | None:
+    """The code a copy link carries (None when ``href`` is not a well-formed copy link)."""
+    prefix = f"{COPY_SCHEME}:"
+    if not href.startswith(prefix):
+        return None
+    try:
+        return base64.urlsafe_b64decode(href[len(prefix) :].encode("ascii")).decode("utf-8")
+    except (ValueError, binascii.Error, UnicodeError):
+        return None
 
 
 def _has_linkify() -> bool:
@@ -108,11 +128,12 @@ class Renderer:
         lang = (token.info or "").strip().split(" ")[0]
         p = self.palette
         body = _highlight(code, lang, p.dark) or html.escape(code)
-        label = (
-            f'<div style="color:{p.muted}; font-size:small; margin-bottom:4px;">{html.escape(lang)}</div>'
-            if lang
-            else ""
-        )
+        from weclaw_desktop.i18n import tr
+
+        copy = f'<a href="{copy_href(code)}" style="color:{p.muted}; text-decoration:none;">{tr("actions.copy")}</a>'
+        name = f"{html.escape(lang)} &nbsp;·&nbsp; " if lang else ""
+        label = f'<div style="color:{p.muted}; font-size:small; margin-bottom:4px;">{name}{copy}</div>'
+
         return (
             f'<table width="100%" cellspacing="0" cellpadding="10" bgcolor="{p.code_bg}" '
             f'style="margin-top:6px; margin-bottom:8px; border: 1px solid {p.border};"><tr><td>'

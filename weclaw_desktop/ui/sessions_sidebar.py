@@ -48,6 +48,8 @@ class SessionsSidebar(QWidget):
     selected = Signal(str)
     rename_requested = Signal(str, str)
     delete_requested = Signal(str)
+    export_requested = Signal(str)  # a chat to save as Markdown / HTML / JSON
+    import_requested = Signal()  # add a chat from a JSON export
     search_changed = Signal(str)
     more_requested = Signal()  # the list was scrolled to its end and there are more chats
 
@@ -263,8 +265,13 @@ class SessionsSidebar(QWidget):
         menu = QMenu(self)
         rename = menu.addAction(icons.icon("edit"), tr("sessions.rename"))
         delete = menu.addAction(icons.icon("trash"), tr("sessions.delete"))
+        menu.addSeparator()
+        export = menu.addAction(icons.icon("document"), tr("sessions.export"))
+        import_ = menu.addAction(icons.icon("open"), tr("sessions.import"))
         rename.triggered.connect(lambda: self.list.editItem(item))
         delete.triggered.connect(lambda: self.confirm_delete(str(item.data(ID_ROLE)), item.text()))
+        export.triggered.connect(lambda: self.export_requested.emit(str(item.data(ID_ROLE))))
+        import_.triggered.connect(self.import_requested.emit)
         menu.popup(self.list.viewport().mapToGlobal(pos))
 
     def confirm_delete(self, session_id: str, title: str) -> QMessageBox:

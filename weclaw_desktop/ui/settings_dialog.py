@@ -43,6 +43,8 @@ from weclaw_desktop.toolkit.approval import AllowRule
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.toolkit.summary import short_path
 from weclaw_desktop.ui import icons
+from weclaw_desktop.ui.assistants_page import AssistantsPage
+from weclaw_desktop.ui.provider_list import ProviderListPage
 from weclaw_desktop.ui.settings_provider import ProviderPage
 from weclaw_desktop.ui.settings_tools import ToolsPage
 
@@ -372,13 +374,16 @@ class SettingsDialog(QDialog):
         self.resize(*DEFAULT_SIZE)
         self.store = store
         self.provider_page = ProviderPage(secrets, key_lookup=key_lookup)
+        self.providers_page = ProviderListPage(self.provider_page)  # several saved configurations around it
+        self.assistants_page = AssistantsPage(registry)
         self.agent_page = AgentPage()
         self.approvals_page = ApprovalsPage()
         self.files_page = FilesPage()
         self.appearance_page = AppearancePage()
         self.tools_page = ToolsPage(registry or ToolRegistry.from_path(), secrets)
         pages: list[tuple[str, str | Text, str, QWidget]] = [
-            ("provider", Text("settings.page.provider"), "chip", self.provider_page),
+            ("provider", Text("settings.page.provider"), "chip", self.providers_page),
+            ("assistants", Text("settings.page.assistants"), "brain", self.assistants_page),
             ("agent", Text("settings.page.agent"), "tool", self.agent_page),
             ("approvals", Text("settings.page.approvals"), "shield", self.approvals_page),
             ("tools", Text("settings.page.tools"), "terminal", self.tools_page),

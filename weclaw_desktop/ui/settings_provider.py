@@ -277,8 +277,10 @@ class ProviderPage(QWidget):
     def _provider(self) -> Any:
         from weclaw_desktop.agent.provider import Provider, ProviderConfig
 
-        key = self.api_key.text().strip() or (
-            self._key_lookup() if self._key_lookup is not None else self.secrets.api_key(self._key_name)
+        key = (
+            self.api_key.text().strip()
+            or self.secrets.get(self._key_name)  # this configuration's own key (several are saved)
+            or (self._key_lookup() if self._key_lookup is not None else self.secrets.api_key(self._key_name))
         )
         return Provider(
             ProviderConfig(

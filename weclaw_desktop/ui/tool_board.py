@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.settings.conversation import tool_matcher
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
 from weclaw_desktop.toolkit.exposure import ExposurePlanner
@@ -97,6 +98,8 @@ class ToolBoard:
         self.order: list[str] = []  # call ids, oldest first
         self.rows: dict[str, ToolRow] = {}
         self._listeners: list[Callable[[set[str]], None]] = []
+        self.assistant = ""  # the open chat's assistant
+        self.assistant_tools: tuple[str, ...] | None = None  # its tool profile (None: every tool)
         self.refresh()
 
     # --- listeners ------------------------------------------------------------------------------
@@ -111,7 +114,7 @@ class ToolBoard:
     # --- tool states ----------------------------------------------------------------------------
     def refresh(self) -> None:
         """Recompute which tools are available (after injection, a settings change, a switch)."""
-        result = self._exposure.compute()
+        result = self._exposure.compute(blocked=self._outside_assistant())
         rows: dict[str, ToolRow] = {}
         for name in self.registry.tool_names(include_disabled=True):
             old = self.rows.get(name)
@@ -130,6 +133,22 @@ class ToolBoard:
             rows[name] = row
         self.rows = rows
         self._emit(set())
+
+    def set_assistant(self, name: str, tools: list[str] | tuple[str, ...] | None) -> None:
+        """The open chat's assistant and its tool profile (None: every tool): tools outside it show as hidden
+        with the reason, as the loop hides and refuses them."""
+        profile = None if tools is None else tuple(tools)
+        if (name, profile) == (self.assistant, self.assistant_tools):
+            return
+        self.assistant, self.assistant_tools = name, profile
+        self.refresh()
+
+    def _outside_assistant(self) -> dict[str, Diagnostic]:
+        if self.assistant_tools is None:
+            return {}
+        allows = tool_matcher(self.assistant_tools)
+        why = Diagnostic.of(Code.DISABLED_BY_ASSISTANT, "assistant", "assistant", assistant=self.assistant)
+        return {t: why for t in self.registry.tool_names() if not allows(t)}
 
     def state(self, tool: str) -> str:
         return self.rows[tool].state

@@ -29,7 +29,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -143,8 +143,12 @@ class Provider:
         on_text: Callable[[str], None] | None = None,
         on_reasoning: Callable[[str], None] | None = None,
         on_retract: Callable[[str], None] | None = None,
+        params: Mapping[str, Any] | None = None,
     ) -> Completion:
-        """One streamed completion. Raises :class:`ProviderError` (or CancelledError on Stop)."""
+        """One streamed completion. Raises :class:`ProviderError` (or CancelledError on Stop).
+
+        ``params``: the assistant's generation settings (temperature, top_p, max_tokens, ...); parameters the
+        profile says the endpoint rejects are still left out."""
         if not self.config.model:
             raise ProviderError("not_configured", "No model is chosen. Pick a model in Settings or pass --model.")
         try:
@@ -162,6 +166,7 @@ class Provider:
                 source=self.source,
                 echo=self._echo,
                 stream_usage=self._stream_usage,
+                params=params,
             )
             try:
                 return await self._stream(body, on_text, on_reasoning, on_retract)

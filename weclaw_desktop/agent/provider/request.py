@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,8 +61,10 @@ def build_body(
     source: str,
     echo: bool,
     stream_usage: bool,
+    params: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model, "messages": outbound(messages, profile, source=source, echo=echo)}
+    body: dict[str, Any] = {**(params or {})}  # generation settings first: nothing below may be overridden by them
+    body.update(model=model, messages=outbound(messages, profile, source=source, echo=echo))
     body["stream"] = True
     if tools:
         body["tools"] = list(tools)

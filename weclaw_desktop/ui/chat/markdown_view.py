@@ -14,11 +14,19 @@ import html
 import math
 
 from PySide6.QtCore import QEvent, QSize, Qt, QUrl
-from PySide6.QtGui import QColor, QDesktopServices, QResizeEvent, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QResizeEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QTextEdit, QVBoxLayout, QWidget
 
 from weclaw_desktop.ui import theme
-from weclaw_desktop.ui.markdown import Palette, Renderer
+from weclaw_desktop.ui.markdown import Palette, Renderer, copied_text
 
 #: Stable text per streamed view: a render costs at most this much Markdown (plus an unfinished block).
 GROUP_CHARS = 3_000
@@ -96,6 +104,12 @@ class MarkdownView(QTextBrowser):
 
     @staticmethod
     def _open_link(url: QUrl) -> None:
+        code = copied_text(url.toString(QUrl.ComponentFormattingOption.FullyEncoded))
+        if code is not None:  # a code block's Copy link
+            clipboard = QGuiApplication.clipboard()
+            if clipboard is not None:
+                clipboard.setText(code)
+            return
         if url.scheme().lower() in SAFE_SCHEMES:
             QDesktopServices.openUrl(url)
 
