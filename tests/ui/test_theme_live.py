@@ -82,6 +82,11 @@ async def test_live_theme_redraws_icons_and_leaves_no_old_palette(make_window: A
     assert html
     assert not (old - new) & {w for w in old if w in html}, "old palette colour left in the chat"
     assert theme.DARK.code_bg.lower() in html or theme.DARK.link.lower() in html
+    # the composer's own buttons (attach, model switcher) were drawn again too
+    for button in (window.composer.attach, window.composer.model_switcher):
+        ink = _icon_ink(button.icon())
+        assert ink is not None, f"{type(button).__name__}'s icon vanished"
+        assert abs(ink.lightness() - QColor(theme.DARK.text).lightness()) < 40, type(button).__name__
     # tool panel icons are there after the rebuild
     item = window.tool_panel.item_for("work")
     assert not item.icon(0).isNull() and _icon_ink(item.icon(0)) is not None

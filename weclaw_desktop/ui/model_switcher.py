@@ -97,7 +97,7 @@ class ModelSwitcher(_Picker):
             if len(providers) > 1:
                 label = f"{self.current.provider} · {label}"
             self.setText(label)
-        self.setIcon(icons.icon("chip"))
+        icons.bind(self, "chip")  # re-drawn in the new palette on a live theme change
         self.setToolTip(tr("composer.model_tip"))
 
     def _pick(self, choice: ModelChoice) -> None:
