@@ -32,6 +32,10 @@ from weclaw_desktop.settings import ModelCapabilitySettings, Settings
 _TRI = {None: Qt.CheckState.PartiallyChecked, True: Qt.CheckState.Checked, False: Qt.CheckState.Unchecked}
 
 
+FIELD_GAP = 6  # px between a label and its field
+GROUP_GAP = 16  # px between two label+field pairs on one row
+
+
 class ModelOptions(QWidget):
     """Rows added to a form: :meth:`load`, :meth:`set_context` when the preset/URL/model changes, :meth:`apply`."""
 
@@ -57,7 +61,9 @@ class ModelOptions(QWidget):
             self.thinking.addItem("", mode)
         self.effort = QComboBox()
         thinking_row = QHBoxLayout()
+        thinking_row.setSpacing(FIELD_GAP)
         thinking_row.addWidget(self.thinking, 1)
+        thinking_row.addSpacing(GROUP_GAP)
         thinking_row.addWidget(self._label("settings.effort"))
         thinking_row.addWidget(self.effort, 1)
         form.addRow(self._label("settings.thinking"), thinking_row)
@@ -67,16 +73,21 @@ class ModelOptions(QWidget):
         form.addRow("", self.thinking_note)
 
         caps_row = QHBoxLayout()
+        caps_row.setSpacing(GROUP_GAP)  # check boxes and the context field are separate choices
         self.tools = self._tri()
         self.vision = self._tri()
         self.reasoning = self._tri()
         for box in (self.tools, self.vision, self.reasoning):
             caps_row.addWidget(box)
-        caps_row.addWidget(self._label("settings.caps.context"))
+        context_pair = QHBoxLayout()
+        context_pair.setSpacing(FIELD_GAP)
+        context_pair.addWidget(self._label("settings.caps.context"))
         self.context = QSpinBox()
         self.context.setRange(0, 10_000_000)
         self.context.setSingleStep(1024)
-        caps_row.addWidget(self.context)
+        self.context.setMinimumWidth(self.context.fontMetrics().horizontalAdvance("10,000,000") + 40)
+        context_pair.addWidget(self.context)
+        caps_row.addLayout(context_pair)
         caps_row.addStretch(1)
         form.addRow(self._label("settings.caps"), caps_row)
         known_row = QHBoxLayout()
@@ -90,10 +101,12 @@ class ModelOptions(QWidget):
         form.addRow("", known_row)
 
         timeout_row = QHBoxLayout()
+        timeout_row.setSpacing(FIELD_GAP)
         self.first_token = self._seconds(1, 3600)
         self.idle = self._seconds(1, 3600)
         timeout_row.addWidget(self._label("settings.first_token"))
         timeout_row.addWidget(self.first_token)
+        timeout_row.addSpacing(GROUP_GAP)
         timeout_row.addWidget(self._label("settings.idle"))
         timeout_row.addWidget(self.idle)
         timeout_row.addStretch(1)
