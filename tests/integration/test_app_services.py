@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import polling
 import pytest
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
 from integration_helpers import (
@@ -64,6 +65,10 @@ async def pair(http: aiohttp.ClientSession, services: AppServices, name: str = "
 # --- reminders ---------------------------------------------------------------------------------------------
 
 
+async def _none_active(store: ReminderStore) -> bool:
+    return await asyncio.to_thread(store.query, "active") == []
+
+
 async def test_missed_reminder_fires_through_the_qt_notifier_at_start(
     make_window: WindowFactory, services_for: Callable[[Any], AppServices]
 ) -> None:
@@ -79,7 +84,9 @@ async def test_missed_reminder_fires_through_the_qt_notifier_at_start(
     title, body = window.notifier.sent[0]
     assert title == "Reminder · 提醒"
     assert body.startswith("Call the dentist\n(late: it was due ")
-    assert await asyncio.to_thread(store.query, "active") == []  # shown once, not again
+    # recorded as shown right after the notification went out (notify first, then mark): wait for the record
+    await polling.until(lambda: _none_active(store), message="the reminder recorded as shown")
+    assert len(window.notifier.sent) == 1  # shown once, not again
     await services.stop()
     assert not services.scheduler.running
 
