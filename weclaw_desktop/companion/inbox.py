@@ -16,6 +16,7 @@ from weclaw_desktop.companion import wire
 from weclaw_desktop.companion.crypto import RECORD, b64e
 from weclaw_desktop.companion.events import EventKind
 from weclaw_desktop.companion.keys import MasterKey
+from weclaw_desktop.companion.lane import Emit, Push, TransferLane
 from weclaw_desktop.companion.limits import Limits
 from weclaw_desktop.companion.problems import Problem
 from weclaw_desktop.companion.transfer_store import TransferStore
@@ -37,11 +38,9 @@ log = logging.getLogger("weclaw.companion")
 
 DISK_RESERVE = 256 << 20  # never fill the disk to the last byte
 DAY_S = 24 * 3600.0
-Emit = Callable[..., None]
-Push = Callable[[str, str, dict[str, Any]], None]
 
 
-class Inbox:
+class Inbox(TransferLane):
     def __init__(
         self,
         master: MasterKey,
@@ -52,21 +51,11 @@ class Inbox:
         max_upload: Callable[[], int],
         limits: Limits,
     ) -> None:
-        self.master = master
-        self.clock = clock
-        self.emit = emit
-        self.push = push
+        super().__init__(master, clock, emit, push)
         self.incoming_dir = incoming_dir
         self.limits = limits
         self.max_upload = max_upload
         self.uploads: dict[str, IncomingSession] = {}
-        self._store: TransferStore | None = None
-
-    @property
-    def store(self) -> TransferStore:
-        if self._store is None:
-            raise RuntimeError("the phone link is not open")
-        return self._store
 
     async def load(self, store: TransferStore, *, lost: bool) -> None:
         self._store = store

@@ -16,36 +16,25 @@ from typing import Any
 from weclaw_desktop.companion.devices import Device
 from weclaw_desktop.companion.events import EventKind
 from weclaw_desktop.companion.keys import MasterKey
+from weclaw_desktop.companion.lane import Emit, Push, TransferLane
 from weclaw_desktop.companion.problems import Problem
 from weclaw_desktop.companion.transfer_store import TransferStore
 from weclaw_desktop.companion.transfers import FileState, OutgoingFile, OutgoingTransfer, describe_file, new_id
 
 log = logging.getLogger("weclaw.companion")
 
-Emit = Callable[..., None]
-Push = Callable[[str, str, dict[str, Any]], None]
 DeviceLookup = Callable[[str], Awaitable[Device | None]]
 PERSIST_EVERY = 64  # records between two progress writes to the database
 ACK_STATES = {"ready": FileState.READY, "saved": FileState.DELIVERED, "failed": FileState.FAILED}
 
 
-class Outbox:
+class Outbox(TransferLane):
     def __init__(
         self, master: MasterKey, clock: Callable[[], float], emit: Emit, push: Push, device: DeviceLookup
     ) -> None:
-        self.master = master
-        self.clock = clock
-        self.emit = emit
-        self.push = push
+        super().__init__(master, clock, emit, push)
         self.device = device
         self.offers: dict[str, OutgoingTransfer] = {}
-        self._store: TransferStore | None = None
-
-    @property
-    def store(self) -> TransferStore:
-        if self._store is None:
-            raise RuntimeError("the phone link is not open")
-        return self._store
 
     async def load(self, store: TransferStore, *, lost: bool) -> None:
         self._store = store
