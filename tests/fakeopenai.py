@@ -30,7 +30,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from aiohttp import web
 
@@ -192,10 +192,14 @@ class FakeOpenAI:
         return list(self.requests[request]["messages"])
 
     # --- lifecycle --------------------------------------------------------------------------------
-    async def start(self) -> FakeOpenAI:
-        app = web.Application()
+    def _add_routes(self, app: web.Application) -> None:
+        """The endpoints served; a subclass adds its own after these."""
         app.router.add_post("/v1/chat/completions", self._completions)
         app.router.add_get("/v1/models", self._models)
+
+    async def start(self) -> Self:
+        app = web.Application()
+        self._add_routes(app)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)

@@ -230,20 +230,10 @@ class RuleServer(FakeOpenAI):
             return web.json_response({"object": "list", "data": self.models_payload})
         return await super()._models(request)
 
-    async def start(self) -> RuleServer:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._completions)
-        app.router.add_get("/v1/models", self._models)
+    def _add_routes(self, app: web.Application) -> None:
+        super()._add_routes(app)
         for method, path, handler in self.extra_routes:
             app.router.add_route(method, path, handler)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None and server.sockets  # type: ignore[attr-defined]
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
-        return self
 
     async def __aenter__(self) -> RuleServer:
         return await self.start()
