@@ -19,7 +19,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LANG", "C.UTF-8")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "agent")]
+
+from shotkit import run_scene  # noqa: E402  (scripts/ is on sys.path when a script runs)
 
 TEXTS = {
     "en": {
@@ -230,26 +231,7 @@ def main() -> int:
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
 
-    import keyring
-    from keyring.backends import fail
-    from PySide6.QtWidgets import QApplication
-
-    from weclaw_desktop.ui.qtloop import WeclawEventLoop
-
-    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # never the real keyring
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    assert isinstance(app, QApplication)
-    app.setQuitOnLastWindowClosed(False)
-    loop = WeclawEventLoop(app)
-    asyncio.set_event_loop(loop)
-    base = Path(tempfile.mkdtemp(prefix="weclaw-convshots-"))
-    (base / "home").mkdir()
-    os.environ.update(HOME=str(base / "home"), USERPROFILE=str(base / "home"), WECLAW_HOME=str(base / "data"))
-    try:
-        with loop:
-            shots = loop.run_until_complete(scene(out, args.lang, args.theme))
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    shots = run_scene(lambda: scene(out, args.lang, args.theme), prefix="weclaw-convshots-")
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     html = out / f"export-{args.lang}.html"
     if Path(chromium).exists() and html.exists():  # the exported page as a browser shows it
