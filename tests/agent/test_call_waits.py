@@ -18,6 +18,7 @@ from typing import Any
 
 from agent_support import make_settings, of, run_turn
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply
+from polling import until
 
 from weclaw_desktop.agent.call_times import format_seconds, running_ms, timing_parts
 from weclaw_desktop.agent.export.render import export_markdown
@@ -186,3 +187,46 @@ async def test_an_old_database_opens_and_its_calls_show_the_total_as_before(
     await run_turn(again, "nap again", sid)
     newer = next(c for c in (await load_transcript(again.db, sid)).calls if c.call_id == "again")
     assert newer.waited_ms is not None and newer.waited_ms >= gate.took_ms > 0
+
+
+class NeverAnswers:
+    """A person who walks away from the dialog."""
+
+    def __init__(self) -> None:
+        self.asked_at = 0.0
+
+    async def request(self, req: ApprovalRequest) -> ApprovalResult:
+        self.asked_at = time.perf_counter()
+        await asyncio.Event().wait()
+        raise AssertionError("never answered")
+
+
+async def test_stop_during_the_question_stores_the_wait_so_far(fake_openai: FakeOpenAI, make_runtime: Any) -> None:
+    """Stop while the approval question is open: the call is stored as cancelled with the time it had waited
+    (history and audit agree), so the reopened card can say so; the turn and the session stay usable."""
+    gate = NeverAnswers()
+    rt = await make_runtime(_asking(fake_openai), gate=gate)
+    session = await rt.create_session()
+    fake_openai.push(tool_reply(call("faulty_sleep", {"seconds": WORK_S}, id="nap")))
+    events: list[Any] = []
+    handle = rt.start_turn(session.id, "take a nap", on_event=events.append)
+    await until(lambda: gate.asked_at, within=10)
+    await asyncio.sleep(WAIT_S)
+    stopped_after_ms = (time.perf_counter() - gate.asked_at) * 1000
+    handle.cancel()
+    assert (await handle.wait()).reason == "cancelled"
+
+    finished = of(events, "tool_call_finished")[0]
+    assert finished.status == "cancelled" and finished.waited_ms is not None
+    assert WAIT_S * 1000 * 0.9 <= finished.waited_ms <= stopped_after_ms + 250
+    stored = (await rt.tool_calls(session.id))[0]
+    audit = (await rt.audit.records(session_id=session.id))[0]
+    assert stored.status == "cancelled" and stored.waited_ms == audit.waited_ms == finished.waited_ms
+    assert stored.duration_ms == audit.duration_ms >= stored.waited_ms
+    shown = (await load_transcript(rt.db, session.id)).calls[0]
+    assert timing_parts(shown.status, shown.duration_ms, shown.waited_ms)[-1] == (
+        f"waited {format_seconds(finished.waited_ms / 1000)} for approval"
+    )
+    fake_openai.push(text_reply("awake"))
+    done, _events, _sid = await run_turn(rt, "never mind", session.id)
+    assert done.reason == "completed"

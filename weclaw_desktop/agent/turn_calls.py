@@ -84,6 +84,7 @@ class TurnCalls:
         self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.round_files: list[tuple[str, list[str]]] = []  # this round's tool results that listed files
         self.provenance = Provenance()  # what untrusted content the turn has seen (the loop sets its start)
+        self._stopped: dict[str, CallOutcome] = {}  # the dispatcher's outcome of a call Stop cancelled (its times)
 
     async def run_round(self, calls: list[AssembledCall], rnd: Exposure, exposure: TurnExposure) -> str:
         """Run the round's calls; returns the function that tripped the loop guard ('' if none)."""
@@ -144,7 +145,10 @@ class TurnCalls:
         emit = self.turn.emit
 
         def observe(stage: StageEvent) -> None:
-            if stage.stage is Stage.AWAITING_APPROVAL and stage.risk is not None:
+            if stage.stage is Stage.FINISHED and stage.outcome is not None:
+                if stage.outcome.error is ErrorKind.CANCELLED:  # stored by close_open, with these times
+                    self._stopped[c.id] = stage.outcome
+            elif stage.stage is Stage.AWAITING_APPROVAL and stage.risk is not None:
                 emit(
                     ev.ToolCallAwaitingApproval,
                     call_id=c.id,
@@ -195,16 +199,23 @@ class TurnCalls:
         await self._store_result(c, outcome)
 
     def _unfinished(self, c: AssembledCall, text: str, status: ToolStatus, kind: ErrorKind) -> CallOutcome:
+        """The result of a call that did not finish; with the dispatcher's times when Stop cancelled it there
+        (how long it ran, how long it had waited for approval), else none known."""
         registry = self.dispatcher.registry
         ref = registry.resolve(c.name)
+        result = ToolResult.fail(text, status=status)
+        stopped = self._stopped.get(c.id)
+        if stopped is not None:
+            result.duration_ms = stopped.result.duration_ms
         return CallOutcome(
             call_id=c.id,
             function=c.name,
-            result=ToolResult.fail(text, status=status),
+            result=result,
             tool=ref.tool if ref else "",
             action=ref.action if ref else "",
             risk=registry.risk_of(ref.tool, ref.action) if ref else None,
             error=kind,
+            waited_ms=stopped.waited_ms if stopped is not None else None,
         )
 
     async def _store_result(self, c: AssembledCall, outcome: CallOutcome) -> None:
