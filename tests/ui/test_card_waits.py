@@ -117,3 +117,23 @@ async def test_an_old_history_still_opens_and_shows_the_total_as_before(
     assert old.call.restored and old.call.waited_s == 0.0
     assert old.status.text() == f"Succeeded · {format_seconds(total_ms / 1000)}"
     assert await _calls_tab(again) == f"Succeeded · {format_seconds(total_ms / 1000)}"
+
+
+async def test_a_call_stopped_at_the_question_reopens_with_its_wait(make_window: Any, fake_openai: FakeOpenAI) -> None:
+    """Stop while the approval dialog is open: the card says how long it waited, live and reopened alike."""
+    window = await make_window(_settings(fake_openai))
+    fake_openai.push(tool_reply(call("work_run", {"seconds": WORK_S}, id="job")))
+    dialogs: list[ApprovalDialog] = []
+    window.gate.listeners.append(dialogs.append)
+    await window.controller.send("do the job")
+    await until(lambda: dialogs, what="approval dialog")
+    await asyncio.sleep(WAIT_S)
+    window.controller.stop()
+    await until(lambda: not window.composer.busy, what="the stop")
+    await window.controller.idle()
+    sid = str(window.controller.session_id)
+    live = window.chat.card("job").status.text()
+    assert live.startswith("Cancelled") and "for approval" in live
+    await window.controller.new_session()
+    await window.controller.open_session(sid)
+    assert window.chat.card("job").status.text() == live
