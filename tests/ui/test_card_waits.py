@@ -70,8 +70,8 @@ async def test_a_reopened_card_says_what_the_live_card_said(
     assert card.call.status == "success" and live.startswith(succeeded)
     assert waited in live and tail in live
     call_info = card.call
-    assert call_info.waited_s >= WAIT_S * 0.9  # the dialog was open this long
-    assert WORK_S * 0.9 <= call_info.elapsed_s() < WAIT_S  # the running time is the work, not the wait
+    assert call_info.waited_s >= WAIT_S * 0.85  # the dialog was open this long
+    assert WORK_S * 0.5 <= call_info.elapsed_s() < WAIT_S  # the work (Qt timers may fire early), not the wait
     assert format_seconds(call_info.elapsed_s()) in live and format_seconds(call_info.waited_s) in live
     assert format_seconds(call_info.duration_ms / 1000) not in live  # never the total as the running time
     assert await _calls_tab(window) == live
