@@ -143,6 +143,9 @@ async def run(
     await window.controller.shutdown()
     for service in started:
         await service.stop()
+    unsaved = await asyncio.to_thread(window.store.flush)  # the last saves (window geometry) reach the file
+    if unsaved is not None:
+        log.error("settings not saved at quit: %s", unsaved)
     if single is not None:
         single.close()
     return 0

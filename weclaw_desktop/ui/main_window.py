@@ -76,6 +76,8 @@ log = logging.getLogger("weclaw.ui")
 class MainWindow(QMainWindow):
     phone_requested = Signal()
     quit_requested = Signal()
+    #: the store's writer thread reports a failed (OSError) or recovered (None) write: queued to this thread
+    settings_write_reported = Signal(object)
 
     def __init__(
         self,
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
         self._phone_text: str | Text | None = None
         self._tokens_shown = 0
         self._quitting = False
+        self._write_error_shown: str | None = None
         self.settings_dialog: SettingsDialog | None = None
         self._pending = TaskSet("window")
         self.setWindowTitle("WeClaw")
@@ -194,6 +197,9 @@ class MainWindow(QMainWindow):
         self.tool_panel.call_activated.connect(self.show_call)
         self._restore_geometry()
         self._unsubscribe = self.store.subscribe(self._settings_changed)
+        # saves change the settings at once; the file (fsync: 15-50 ms) is written off the UI thread
+        self.settings_write_reported.connect(self._settings_write_reported)
+        self.store.write_behind(self.settings_write_reported.emit)
         self._untheme = theme.subscribe(self._theme_changed)
         self.retranslate()
 
@@ -449,6 +455,18 @@ class MainWindow(QMainWindow):
             self.refresh_provider()
         self.settings_notice.refresh()
         self.keyring_banner.refresh()
+
+    def _settings_write_reported(self, error: OSError | None) -> None:
+        """A save could not be written (the settings stay in use, the file keeps the old ones), or a later
+        one could after that."""
+        if error is None:
+            self._write_error_shown = None
+            self.show_notice(Text("settings.write_ok"))
+            return
+        reason = error.strerror or str(error)
+        if reason != self._write_error_shown:  # once per cause, not at every tool switch
+            self._write_error_shown = reason
+            self.show_notice(Text("settings.write_failed", path=str(self.store.path), message=reason), "error")
 
     def _registry_changed(self) -> None:
         """Throttled: the first change refreshes at once, changes within the next 30 ms once at its end."""
