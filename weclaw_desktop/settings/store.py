@@ -278,7 +278,7 @@ class SettingsStore:
         hears of failed writes (on the writer thread: hand it on to your own thread)."""
         with self._lock:
             if self._writer is None:
-                self._writer = _Writer(self._write_text)
+                self._writer = _Writer(self._write_doc)
             self._writer.report = report
 
     def flush(self, timeout: float | None = None) -> OSError | None:
@@ -295,15 +295,17 @@ class SettingsStore:
         return writer is not None and writer.unsaved
 
     def _write(self, doc: dict[str, Any]) -> None:
-        text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+        """Write-behind: hand ``doc`` to the writer (no one changes a document after it was made: each
+        save builds a new one); synchronous: write it now."""
         if self._writer is not None:
-            self._writer.submit(text)
+            self._writer.submit(doc)
         else:
-            self._write_text(text)
+            self._write_doc(doc)
 
-    def _write_text(self, text: str) -> None:
+    def _write_doc(self, doc: dict[str, Any]) -> None:
         """Temp file beside it, fsync, rename over it (and sync the folder): a reader never sees half a
         file and a failed write leaves the old one whole."""
+        text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
         path = self.path
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json.tmp", dir=path.parent)
@@ -355,11 +357,11 @@ class _Writer:
     meanwhile. The worker of a ThreadPoolExecutor is joined when Python exits, so a write on its way is
     finished even when nobody calls :meth:`flush`."""
 
-    def __init__(self, write: Callable[[str], None]) -> None:
+    def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
         self._write = write
         self._cond = threading.Condition()
-        self._waiting: str | None = None  # the newest document not yet written
-        self._failed: tuple[str, OSError] | None = None  # the newest document, when writing it failed
+        self._waiting: dict[str, Any] | None = None  # the newest document not yet written
+        self._failed: tuple[dict[str, Any], OSError] | None = None  # the newest document, when it failed
         self._busy = False  # the worker is writing a document
         self._failing = False  # the last write failed (the next good one is reported too)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="weclaw-settings")
@@ -370,28 +372,28 @@ class _Writer:
         with self._cond:
             return self._busy or self._waiting is not None or self._failed is not None
 
-    def submit(self, text: str) -> None:
+    def submit(self, doc: dict[str, Any]) -> None:
         with self._cond:
-            self._waiting = text
+            self._waiting = doc
             self._failed = None  # the new document holds everything the failed one did
         self._pool.submit(self._run)
 
     def _run(self) -> None:
         with self._cond:
-            text, self._waiting = self._waiting, None
-            if text is None:
+            doc, self._waiting = self._waiting, None
+            if doc is None:
                 return  # an earlier turn wrote it already
             self._busy = True
         error: OSError | None = None
         try:
-            self._write(text)
+            self._write(doc)
         except OSError as exc:
             error = exc
             log.error("settings not saved (still in use; tried again at the next save): %s", exc)
         with self._cond:
             self._busy = False
             if self._waiting is None:
-                self._failed = (text, error) if error is not None else None
+                self._failed = (doc, error) if error is not None else None
             was_failing, self._failing = self._failing, error is not None
             self._cond.notify_all()
         report = self.report
@@ -452,7 +454,7 @@ def _merge(cls: Any, raw: dict[str, Any], dump: dict[str, Any]) -> dict[str, Any
         if sub is not None and isinstance(raw.get(name), dict) and isinstance(dump[name], dict):
             out[name] = _merge(sub, raw[name], dump[name])
         else:
-            out[name] = copy.deepcopy(dump[name])
+            out[name] = dump[name]  # a fresh model_dump: nobody else holds it
     for key, value in raw.items():
         if key not in cls.model_fields:
             out[key] = copy.deepcopy(value)
