@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
@@ -58,6 +59,7 @@ from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.find_bar import FindBar
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.settings_notice import SettingsNotice
+from weclaw_desktop.ui.settings_write_banner import SettingsWriteBanner
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -99,7 +101,6 @@ class MainWindow(WindowKeys):
         self._phone_text: str | Text | None = None
         self._tokens_shown = 0
         self._quitting = False
-        self._write_error_shown: str | None = None
         self.settings_dialog: SettingsDialog | None = None
         self._pending = TaskSet("window")
         self.setWindowTitle("WeClaw")
@@ -143,6 +144,8 @@ class MainWindow(WindowKeys):
         chat_layout.addWidget(self.settings_notice)
         self.keyring_banner = KeyringBanner(self.secrets)
         chat_layout.addWidget(self.keyring_banner)
+        self.write_banner = SettingsWriteBanner(self.retry_settings_write)
+        chat_layout.addWidget(self.write_banner)
         self.find_bar = FindBar(self.chat)
         chat_layout.addWidget(self.find_bar)
         chat_layout.addWidget(self.stack, 1)
@@ -203,7 +206,7 @@ class MainWindow(WindowKeys):
         self._unsubscribe = self.store.subscribe(self._settings_changed)
         # saves change the settings at once; the file (fsync: 15-50 ms) is written off the UI thread
         self.settings_write_reported.connect(self._settings_write_reported)
-        self.store.write_behind(self.settings_write_reported.emit)
+        self.store.write_behind(self._report_write)
         self._untheme = theme.subscribe(self._theme_changed)
         self.retranslate()
 
@@ -460,17 +463,22 @@ class MainWindow(WindowKeys):
         self.settings_notice.refresh()
         self.keyring_banner.refresh()
 
+    def _report_write(self, error: OSError | None) -> None:
+        """The store's report, on its writer thread: queued to the UI thread (not once the window is gone)."""
+        if shiboken6.isValid(self) and not self._quitting:
+            self.settings_write_reported.emit(error)
+
     def _settings_write_reported(self, error: OSError | None) -> None:
-        """A save could not be written (the settings stay in use, the file keeps the old ones), or a later
-        one could after that."""
-        if error is None:
-            self._write_error_shown = None
+        """A save could not be written (the settings stay in use, the file keeps the old ones): the banner
+        says so until a write works again, and a notice in the chat says when it did."""
+        failing = self.write_banner.message != ""
+        self.write_banner.report(error, self.store.path)
+        if error is None and failing:
             self.show_notice(Text("settings.write_ok"))
-            return
-        reason = error.strerror or str(error)
-        if reason != self._write_error_shown:  # once per cause, not at every tool switch
-            self._write_error_shown = reason
-            self.show_notice(Text("settings.write_failed", path=str(self.store.path), message=reason), "error")
+
+    def retry_settings_write(self) -> None:
+        """The banner's Try again: write the settings in use (off the UI thread)."""
+        self._spawn(asyncio.to_thread(self.store.flush))
 
     def _registry_changed(self) -> None:
         """Throttled: the first change refreshes at once, changes within the next 30 ms once at its end."""
