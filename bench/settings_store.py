@@ -13,6 +13,8 @@ the writer thread for the fsync. Rows:
   (as clicks) and interleaved, so they meet the same disk and the same load; the cyclic GC runs between
   saves, not inside one, as in the GUI (``MainThreadGC``): otherwise a gen-2 collection (~20 ms) lands in
   a random row's p99.
+- ``the same, caller's CPU``: the saving thread's CPU time (``time.thread_time``): wall time above it is
+  waiting (the disk when synchronous; a loaded machine or the writer thread's turn with the GIL otherwise).
 - ``save, write-behind (to disk)``: from the save to the file on disk (``flush`` returns), same pace.
 - ``save burst x50, write-behind``: 50 saves at once (the caller's total), then the flush.
 """
@@ -88,31 +90,36 @@ def main() -> int:
     behind.write_behind()  # the GUI's now
     flip = [False]
 
-    def save(target: SettingsStore) -> tuple[float, float]:
-        """(caller's ms, ms until the file holds it)"""
+    def save(target: SettingsStore) -> tuple[float, float, float]:
+        """(caller's ms, caller's CPU ms, ms until the file holds it)"""
         flip[0] = not flip[0]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         target.update(lambda s: setattr(s.ui, "close_to_tray", flip[0]))
-        caller = time.perf_counter() - start
+        caller, used = time.perf_counter() - start, time.thread_time() - cpu
         assert target.flush() is None
-        return caller * 1000, (time.perf_counter() - start) * 1000
+        return caller * 1000, used * 1000, (time.perf_counter() - start) * 1000
 
     def pause() -> None:
         gc.collect()  # what the GUI's MainThreadGC does from its timer, between events
         time.sleep(0.02)
 
-    timings: dict[str, list[float]] = {"sync": [], "caller": [], "disk": []}
+    timings: dict[str, list[float]] = {"sync": [], "sync cpu": [], "caller": [], "caller cpu": [], "disk": []}
     gc.disable()  # as in the GUI (ui/qtloop.py MainThreadGC): no collection inside a save
     for _ in range(args.repeat):  # interleaved and paced like clicks (20 ms apart): the same disk and load
-        timings["sync"].append(save(store)[0])
+        wall, used, _ = save(store)
+        timings["sync"].append(wall)
+        timings["sync cpu"].append(used)
         pause()
-        caller, disk = save(behind)
-        timings["caller"].append(caller)
+        wall, used, disk = save(behind)
+        timings["caller"].append(wall)
+        timings["caller cpu"].append(used)
         timings["disk"].append(disk)
         pause()
     gc.enable()
     rows.append(("save, synchronous (update + fsync + rename)", *_stats(timings["sync"])))
+    rows.append(("  the same, caller's CPU", *_stats(timings["sync cpu"])))
     rows.append(("save, write-behind (caller)", *_stats(timings["caller"])))
+    rows.append(("  the same, caller's CPU", *_stats(timings["caller cpu"])))
     rows.append(("save, write-behind (to disk)", *_stats(timings["disk"])))
 
     def burst() -> None:
