@@ -234,6 +234,7 @@ QLabel#Muted {{ color: {c.muted}; }}
 QLabel#CardArguments {{ background: {c.code_bg}; border-radius: 6px; padding: 8px; color: {c.text}; }}
 QPlainTextEdit#CardFullOutput {{ background: {c.code_bg}; color: {c.text}; }}
 QTextBrowser#MarkdownView {{ background: transparent; border: none; padding: 0; }}
+QLabel#ChatNotice {{ padding: 4px 12px; }}
 QLabel#Title {{ font-size: 15pt; font-weight: 600; }}
 QLabel#Section {{ font-weight: 600; color: {c.text}; padding-top: 6px; }}
 QListWidget#SettingsNav {{ background: transparent; border: none; }}
