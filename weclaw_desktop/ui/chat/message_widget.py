@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from weclaw_desktop.i18n import tr
+from weclaw_desktop.ui.chat.column import REPORTS_RESIZES
 from weclaw_desktop.ui.chat.items import MessageItem
 from weclaw_desktop.ui.chat.markdown_view import MessageBody, content_resized
 from weclaw_desktop.ui.markdown import Renderer
@@ -74,6 +75,7 @@ class MessageWidget(QWidget):
     ) -> None:
         super().__init__(parent)
         mark_content(self)  # the user's and the model's words
+        self.setProperty(REPORTS_RESIZES, True)  # the bubble's layout requests become this widget's (event())
         self.item = item
         self.role = item.role
         self._renderer = renderer
