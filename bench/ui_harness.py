@@ -119,6 +119,8 @@ async def make_window(fake: Any, home: str | None = None, *, attach: bool = True
     settings = Settings()
     settings.provider.base_url, settings.provider.model, settings.provider.preset = fake.base_url, "m", "custom"
     settings.agent.exposure = "all"
+    # scripted replies: a chat's title side request (after its first exchange) would take the next reply
+    settings.agent.model_titles = False
     window = build_window(settings, tools_json=manifest())
     window.resize(1280, 800)
     window.show()
