@@ -29,6 +29,7 @@ os.environ["WECLAW_HOME"] = tempfile.mkdtemp(prefix="weclaw-bench-")
 from agent_support import make_settings, write_manifest  # noqa: E402
 from fakeopenai import FakeOpenAI, call, text_reply, tool_reply  # noqa: E402
 
+from weclaw_desktop.agent.provider import Provider  # noqa: E402
 from weclaw_desktop.agent.runtime import AgentRuntime  # noqa: E402
 from weclaw_desktop.toolkit.base import Origin  # noqa: E402
 
@@ -70,19 +71,19 @@ async def bench(turns: int) -> None:
             points = [start, *marks]
             round_ms.extend((b - a) * 1000 for a, b in itertools.pairwise(points[1:]))
 
-        # time spent inside the provider's stream (HTTP to the fake server) during each round
-        provider = rt.loop.provider
-        plain_stream = provider.stream
+        # time spent inside the provider's stream (HTTP to the fake server) during each round; on the class, as
+        # a turn streams through the chat's own provider (runtime_chats), not necessarily rt.loop.provider
+        plain_stream = Provider.stream
         stream_ms: list[float] = []
 
-        async def timed_stream(*args: object, **kwargs: object) -> object:
+        async def timed_stream(self: Provider, *args: object, **kwargs: object) -> object:
             t = time.perf_counter()
             try:
-                return await plain_stream(*args, **kwargs)  # type: ignore[arg-type]
+                return await plain_stream(self, *args, **kwargs)  # type: ignore[arg-type]
             finally:
                 stream_ms.append((time.perf_counter() - t) * 1000)
 
-        provider.stream = timed_stream  # type: ignore[method-assign]
+        Provider.stream = timed_stream  # type: ignore[method-assign,assignment]
         session = await rt.create_session()
         for _ in range(20):
             await turn(session.id)
@@ -95,7 +96,7 @@ async def bench(turns: int) -> None:
             fake.requests.clear()
             fake.headers.clear()
         cpu_full = (time.process_time() - cpu0) * 1000 / 400
-        provider.stream = plain_stream  # type: ignore[method-assign]
+        Provider.stream = plain_stream  # type: ignore[method-assign]
         overhead = [r - s for r, s in zip(round_ms, stream_ms, strict=True)]
 
         print(f"rounds measured: {len(round_ms)} (2 per turn: a tool call, then the answer)")

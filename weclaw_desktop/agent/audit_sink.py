@@ -6,6 +6,8 @@ and they outlive the session they belong to (deleting a conversation keeps its a
 Columns hold stable strings: each enum's value (``ToolStatus``, ``ApprovalDecision``, ``DecidedBy``,
 ``ErrorKind``, ``Risk``, ``Origin``), and '' where the record has none. Migration 2 added ``error_kind``,
 ``risk`` and ``hook``, and split the old ``decided_by='hook:NAME'`` rows into ``'hook'`` + ``hook=NAME``.
+Migration 3 added ``waited_ms``: the part of ``duration_ms`` the call waited for the user's approval (NULL in
+rows written before it: not known, read back as None).
 
 A call that starts running is recorded at once (:meth:`SqliteAudit.begin`: ``status='running'``) and the
 row is completed when it ends (:meth:`SqliteAudit.finish`); if the process dies in between, recovery
@@ -65,13 +67,14 @@ register_migrations(
             UPDATE audit SET hook = substr(decided_by, 6), decided_by = 'hook' WHERE decided_by LIKE 'hook:%';
             """,
         ),
+        Migration(3, "ALTER TABLE audit ADD COLUMN waited_ms REAL;"),
     ],
 )
 
 
-def _column(value: Any) -> Any:
+def _column(value: Any, name: str = "") -> Any:
     if value is None:
-        return ""
+        return "" if name in _OPTIONAL else None  # an enum left out is ''; a number not known is NULL
     return value.value if isinstance(value, Enum) else value
 
 
@@ -86,12 +89,12 @@ class SqliteAudit:
         await self.db.run(
             self.db.execute,
             f"INSERT INTO audit({', '.join(_FIELDS)}) VALUES({', '.join('?' for _ in _FIELDS)})",
-            tuple(_column(getattr(rec, f)) for f in _FIELDS),
+            tuple(_column(getattr(rec, f), f) for f in _FIELDS),
         )
 
     async def begin(self, rec: AuditRecord) -> int:
         """Record a call that starts now (``status='running'``); returns the row for :meth:`finish`."""
-        values = [_column(getattr(rec, f)) for f in _FIELDS]
+        values = [_column(getattr(rec, f), f) for f in _FIELDS]
         values[_FIELDS.index("status")] = CallState.RUNNING.value
         return await self.db.run(
             self.db.execute,
@@ -104,7 +107,7 @@ class SqliteAudit:
         await self.db.run(
             self.db.execute,
             f"UPDATE audit SET {', '.join(f'{f}=?' for f in _FIELDS)} WHERE id=?",
-            (*(_column(getattr(rec, f)) for f in _FIELDS), row),
+            (*(_column(getattr(rec, f), f) for f in _FIELDS), row),
         )
 
     @staticmethod

@@ -153,6 +153,7 @@ class ToolCallFinished(Event):
     error_kind: ErrorKind | None = None  # None when it succeeded
     decided_by: DecidedBy | None = None  # None when no decision was needed before it failed
     risk: Risk | None = None  # None for an unknown function
+    waited_ms: float | None = None  # of duration_ms, the wait for the user's approval (None: not measured)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,10 +32,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from weclaw_desktop.agent import history_conversation, history_reasoning
+from weclaw_desktop.agent import history_calls, history_conversation, history_reasoning
 from weclaw_desktop.agent.chat_setup import ChatSetups
 from weclaw_desktop.agent.history_attachments import AttachmentRows
 from weclaw_desktop.agent.history_branches import Branches
+from weclaw_desktop.agent.history_calls import CALLS_COMPONENT
 from weclaw_desktop.agent.history_conversation import CONVERSATION_COMPONENT
 from weclaw_desktop.agent.history_reasoning import REASONING_COMPONENT, parse_meta
 from weclaw_desktop.agent.history_schema import COMPONENT  # registers the base schema first
@@ -62,6 +63,7 @@ __all__ = [
 
 history_reasoning.register()
 history_conversation.register()  # branches, chat setup, attachments, usage: after the base schema
+history_calls.register()  # tool_calls.waited_ms
 
 INTERRUPTED_TURN = "this turn did not finish: the app stopped, or its end could not be saved"
 RUNNING = "running"
@@ -106,6 +108,7 @@ class StoredToolCall:
     files: list[str]
     duration_ms: float
     truncated: bool
+    waited_ms: float | None = None  # of duration_ms, the wait for the user's approval (None: not known)
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ class HistoryStore:
         db.ensure(COMPONENT)
         db.ensure(REASONING_COMPONENT)  # after the base schema: it adds columns to its messages table
         db.ensure(CONVERSATION_COMPONENT)
+        db.ensure(CALLS_COMPONENT)
         self.branches = Branches(db)  # edits/regenerations; messages() returns the active branch
         self.chats = ChatSetups(db)  # per-chat provider, model, assistant, instructions, title source
         self.attachments = AttachmentRows(db)
@@ -420,12 +424,21 @@ class HistoryStore:
         files: list[str] | None = None,
         duration_ms: float = 0.0,
         truncated: bool = False,
+        waited_ms: float | None = None,
     ) -> None:
-        """The tool message the model reads and the tool-call record, in one transaction."""
+        """The tool message the model reads and the tool-call record, in one transaction. ``waited_ms``: the part
+        of ``duration_ms`` spent waiting for the user's approval (None: not known)."""
         await self.db.run(
             self._tool_result,
             (session_id, run_id, round_no, call_id, function, tool, action, redact(arguments), status),
-            (redact(output), redact(error), json.dumps(files or [], ensure_ascii=False), duration_ms, int(truncated)),
+            (
+                redact(output),
+                redact(error),
+                json.dumps(files or [], ensure_ascii=False),
+                duration_ms,
+                int(truncated),
+                waited_ms,
+            ),
         )
 
     def _tool_result(self, head: tuple[Any, ...], tail: tuple[Any, ...]) -> None:
@@ -440,7 +453,7 @@ class HistoryStore:
             )
             updated = conn.execute(
                 "UPDATE tool_calls SET function=?, tool=?, action=?, arguments=?, status=?, output=?, error=?, "
-                "files=?, duration_ms=?, truncated=? "
+                "files=?, duration_ms=?, truncated=?, waited_ms=? "
                 "WHERE id = (SELECT id FROM tool_calls WHERE session_id=? AND run_id=? AND round=? AND call_id=? "
                 "AND status=? ORDER BY id LIMIT 1)",
                 (*head[4:], *tail, session_id, run_id, round_no, call_id, RUNNING),
@@ -448,8 +461,8 @@ class HistoryStore:
             if not updated:  # a call that was not recorded as running (e.g. written by an older version)
                 conn.execute(
                     "INSERT INTO tool_calls(session_id, run_id, round, call_id, function, tool, action, arguments, "
-                    "status, output, error, files, duration_ms, truncated, created_at) "
-                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    "status, output, error, files, duration_ms, truncated, waited_ms, created_at) "
+                    "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (*head, *tail, now),
                 )
 
@@ -497,6 +510,7 @@ class HistoryStore:
                 json.loads(r["files"]),
                 r["duration_ms"],
                 bool(r["truncated"]),
+                r["waited_ms"],
             )
             for r in rows
         ]

@@ -8,12 +8,11 @@ One turn answers one user message. Each round:
    logged by name and count;
 2. the provider streams the completion (text deltas are emitted as they arrive);
 3. the assistant message is stored (durable before anything else happens);
-4. the tool calls run concurrently through the :class:`Dispatcher` (the round boundary, validation,
-   approval, hooks, timeouts, per-tool concurrency and audit live there) with the round's
-   :class:`Exposure` as the boundary, the turn's approval gate and the round's provenance snapshot
-   (``agent/provenance.py``: what untrusted content the model had seen); each :class:`CallOutcome` is
-   capped, stored and emitted, and an untrusted result is added to the turn's provenance. The loop
-   guard's refusals are outcomes of the same type (``Dispatcher.refuse``);
+4. the tool calls run concurrently through the :class:`Dispatcher` (``agent/turn_calls.py``,
+   :class:`TurnCalls`: the round boundary, the turn's approval gate and the round's provenance snapshot);
+   each :class:`CallOutcome` is capped, stored with its running time and approval wait, and emitted, and
+   an untrusted result is added to the turn's provenance. The loop guard's refusals are outcomes of the
+   same type (``Dispatcher.refuse``);
 5. with no tool calls the answer is final; after ``max_rounds`` the turn stops with a message.
 
 The loop emits typed events (``agent/events.py``) to a callback and knows nothing about the CLI or GUI.
@@ -38,19 +37,19 @@ from weclaw_desktop.agent.guards import CircuitBreaker, LoopGuard, ResultBudget,
 from weclaw_desktop.agent.history import HistoryStore, SessionBusy
 from weclaw_desktop.agent.history_context import conversation_before
 from weclaw_desktop.agent.prompt import system_prompt, user_language
-from weclaw_desktop.agent.provenance import ProvenanceStore, arguments_of, note_outcome, turn_provenance
-from weclaw_desktop.agent.provider import AssembledCall, Provider, ProviderError
+from weclaw_desktop.agent.provenance import ProvenanceStore, turn_provenance
+from weclaw_desktop.agent.provider import Provider, ProviderError
+from weclaw_desktop.agent.turn_calls import TurnCalls
 from weclaw_desktop.agent.turn_plan import TurnPlan, compose_prompt
 from weclaw_desktop.intent.api import Exposer, TurnExposure, TurnRequest
 from weclaw_desktop.storage.faults import StorageError
-from weclaw_desktop.textsafe import clean_text, fs_display
+from weclaw_desktop.textsafe import clean_text
 from weclaw_desktop.toolkit.approval import ApprovalGate
-from weclaw_desktop.toolkit.base import Origin, ToolContext, ToolEnv, ToolResult, ToolStatus
+from weclaw_desktop.toolkit.base import Origin, ToolEnv, ToolStatus
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
-from weclaw_desktop.toolkit.dispatcher import Dispatcher, Stage, StageEvent, ToolCall
+from weclaw_desktop.toolkit.dispatcher import Dispatcher
 from weclaw_desktop.toolkit.exposure import Exposure, cap_note_of
-from weclaw_desktop.toolkit.outcome import CallOutcome, DecidedBy, ErrorKind
-from weclaw_desktop.toolkit.provenance import Provenance
+from weclaw_desktop.toolkit.outcome import ErrorKind
 from weclaw_desktop.toolkit.redact import StreamRedactor, redact
 from weclaw_desktop.toolkit.registry import ToolRegistry
 
@@ -68,10 +67,6 @@ class LoopOptions:
     circuit_failures: int = 3  # failures in a row that switch a tool off for the rest of the turn
     max_context_chars: int = 200_000  # history sent to the model, newest first
     language: str = "system"  # ui language setting: system | en | zh
-
-
-#: Refusals that say nothing about the tool itself, so routing does not widen after them.
-_NOT_NOTED = frozenset({ErrorKind.NOT_OFFERED, ErrorKind.CIRCUIT_OPEN, ErrorKind.LOOP_GUARD})
 
 
 class AgentLoop:
@@ -137,32 +132,38 @@ class _Turn:
         self.loop = loop
         self.plan = plan
         self.provider = plan.provider or loop.provider
-        self.round_files: list[tuple[str, list[str]]] = []  # this round's tool results that listed files
         self.opts = loop.options
         self.session_id = session_id
         self.run_id = run_id
         self.text = text
         self._emit = emit
-        self.origin = origin
-        self.gate = gate
         self.round_no = 0
-        self.guard = LoopGuard(
-            self.opts.loop_guard_repeats,
-            path_fields_of=registry_path_fields(loop.registry),
-            base=relative_base(loop.tool_env.allowed_roots),
-        )
         self.breaker = CircuitBreaker(self.opts.circuit_failures)
-        self.budget = ResultBudget(self.opts.result_cap, self.opts.turn_result_budget)
         self.messages: list[dict[str, Any]] = []
         self.cap_noted = False  # the system message told the model what the function cap left out
         self.partial: list[str] = []  # text streamed in the current round
         self.shown = StreamRedactor()  # what of it the front end was shown (masked)
         self.partial_reasoning: list[str] = []  # thinking streamed in the current round
         self._high = ""  # a high surrogate held back until the next delta (a pair split across deltas)
-        self.open_calls: dict[str, AssembledCall] = {}  # stored in an assistant message, no result yet
         self.writes: set[asyncio.Task[Any]] = set()
         self.pasted = False
-        self.provenance = Provenance()
+        guard = LoopGuard(
+            self.opts.loop_guard_repeats,
+            path_fields_of=registry_path_fields(loop.registry),
+            base=relative_base(loop.tool_env.allowed_roots),
+        )
+        self.calls = TurnCalls(  # step 4 of each round, and the calls still without a result
+            self,
+            dispatcher=loop.dispatcher,
+            history=loop.history,
+            tool_env=loop.tool_env,
+            origin=origin,
+            gate=gate,
+            guard=guard,
+            breaker=self.breaker,
+            budget=ResultBudget(self.opts.result_cap, self.opts.turn_result_budget),
+            repeats=self.opts.loop_guard_repeats,
+        )
 
     # --- plumbing -----------------------------------------------------------------------------------
     def emit(self, event_type: type[ev.Event], **fields: Any) -> None:
@@ -214,7 +215,7 @@ class _Turn:
             log.exception("turn %s failed", self.run_id)
             message = f"Internal error: {type(exc).__name__}: {redact(str(exc))[:200]}"
             try:
-                await self._close_open_calls("The call did not finish because of an internal error.")
+                await self.calls.close_open("The call did not finish because of an internal error.")
             except Exception:  # e.g. the disk is full: the next load repairs the history instead
                 log.exception("could not record the unfinished calls of %s", self.run_id)
             self.emit(ev.ErrorOccurred, message=message, kind="internal")
@@ -251,7 +252,7 @@ class _Turn:
         recent = await loop.history.recent_tools(self.session_id)
         earlier = await conversation_before(loop.history, self.session_id, self.run_id)
         exposure = loop.exposer.start_turn(TurnRequest.of(self.text, recent, earlier))
-        self.provenance = await turn_provenance(
+        self.calls.provenance = await turn_provenance(
             history,
             loop.dispatcher.safety,
             loop.provenance_store,
@@ -314,7 +315,7 @@ class _Turn:
             )
             self.partial = []
             self.partial_reasoning = []
-            self.open_calls = {c.id: c for c in calls}
+            self.calls.open_calls = {c.id: c for c in calls}
             self.messages.append(assistant)
             self.emit(
                 ev.AssistantMessage,
@@ -326,8 +327,7 @@ class _Turn:
             if not calls:
                 message = "" if answer else "The model returned an empty answer."
                 return self._done("completed", text=answer, message=message)
-            self.round_files = []
-            tripped = await self._run_calls(calls, rnd, exposure)
+            tripped = await self.calls.run_round(calls, rnd, exposure)
             turn_extras.show_tool_images(self)  # a screenshot / MCP picture reaches the model next round
             if tripped:
                 message = (
@@ -435,166 +435,6 @@ class _Turn:
             hint="Use another approach or tell the user what went wrong.",
         )
 
-    # --- tool calls ---------------------------------------------------------------------------------
-    async def _run_calls(self, calls: list[AssembledCall], rnd: Exposure, exposure: TurnExposure) -> str:
-        """Run the round's calls; returns the function that tripped the loop guard ('' if none)."""
-        registry = self.loop.registry
-        tripped = ""
-        jobs = []
-        seen = self.provenance.snapshot()  # this round's calls were written before its results came
-        for c in calls:
-            ref = registry.resolve(c.name)
-            self.emit(
-                ev.ToolCallRequested,
-                call_id=c.id,
-                function=c.name,
-                tool=ref.tool if ref else "",
-                action=ref.action if ref else "",
-                arguments=c.arguments,
-            )
-            if self.guard.trips(c.name, c.arguments):
-                tripped = tripped or c.name
-                jobs.append(self._stop_repeated(c))
-            else:
-                jobs.append(self._call(c, rnd, exposure, seen))
-        outcomes = await asyncio.gather(*jobs, return_exceptions=True)  # let every call finish first
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
-        return tripped
-
-    def _context(self, c: AssembledCall) -> ToolContext:
-        return self.loop.tool_env.context(
-            session_id=self.session_id,
-            run_id=self.run_id,
-            call_id=c.id,
-            origin=self.origin,
-            progress_callback=lambda fraction, message: self.emit(
-                ev.ToolCallProgress, call_id=c.id, fraction=fraction, message=message
-            ),
-            trace_id=f"{self.run_id}-{c.id}"[:64],
-        )
-
-    async def _stop_repeated(self, c: AssembledCall) -> None:
-        text = (
-            f"Not run: {c.name} was called with the same arguments {self.opts.loop_guard_repeats} times "
-            "in this turn, so the turn was stopped."
-        )
-        outcome = await self.loop.dispatcher.refuse(
-            ToolCall(c.id, c.name, c.arguments),
-            self._context(c),
-            decided_by=DecidedBy.LOOP_GUARD,
-            error=ErrorKind.LOOP_GUARD,
-            message=text,
-        )
-        await self._store_result(c, outcome)
-
-    async def _call(self, c: AssembledCall, rnd: Exposure, exposure: TurnExposure, seen: Provenance) -> None:
-        loop = self.loop
-
-        def observe(stage: StageEvent) -> None:
-            if stage.stage is Stage.AWAITING_APPROVAL and stage.risk is not None:
-                self.emit(
-                    ev.ToolCallAwaitingApproval,
-                    call_id=c.id,
-                    function=c.name,
-                    risk=stage.risk,
-                    arguments=dict(stage.arguments or {}),
-                )
-            elif stage.stage is Stage.APPROVED and stage.approval is not None:
-                self.emit(ev.ToolCallApproved, call_id=c.id, decided_by=stage.approval.decided_by)
-            elif stage.stage is Stage.DENIED and stage.approval is not None:
-                self.emit(
-                    ev.ToolCallDenied,
-                    call_id=c.id,
-                    decided_by=stage.approval.decided_by,
-                    reason=stage.approval.note,
-                    error_kind=stage.error or ErrorKind.DENIED,
-                )
-            elif stage.stage is Stage.STARTED and stage.ref is not None:
-                self.emit(
-                    ev.ToolCallStarted,
-                    call_id=c.id,
-                    function=c.name,
-                    tool=stage.ref.tool,
-                    action=stage.ref.action,
-                    arguments=dict(stage.arguments or {}),
-                )
-
-        outcome = await loop.dispatcher.dispatch(
-            ToolCall(c.id, c.name, c.arguments),
-            self._context(c),
-            gate=self.gate,
-            offered=rnd,
-            observer=observe,
-            provenance=seen,
-        )
-        note_outcome(self.provenance, outcome, arguments_of(c.arguments), loop.dispatcher.safety)
-        if outcome.tool:
-            if outcome.error not in _NOT_NOTED:
-                exposure.note_result(outcome.tool, outcome.action, outcome.result)
-            # a dynamic tool (an MCP server) is many independent tools: its circuit is per function
-            unit = outcome.function if loop.registry.is_dynamic(outcome.tool) else outcome.tool
-            if self.breaker.record(unit, outcome.result):
-                log.warning("circuit open for %s in run %s", unit, self.run_id)
-        await self._store_result(c, outcome)
-
-    def _unfinished(self, c: AssembledCall, text: str, status: ToolStatus, kind: ErrorKind) -> CallOutcome:
-        ref = self.loop.registry.resolve(c.name)
-        return CallOutcome(
-            call_id=c.id,
-            function=c.name,
-            result=ToolResult.fail(text, status=status),
-            tool=ref.tool if ref else "",
-            action=ref.action if ref else "",
-            risk=self.loop.registry.risk_of(ref.tool, ref.action) if ref else None,
-            error=kind,
-        )
-
-    async def _store_result(self, c: AssembledCall, outcome: CallOutcome) -> None:
-        result = outcome.result
-        # undecodable bytes of file names as \xNN (the model can send them back), other odd text as U+FFFD
-        text, truncated = self.budget.take(redact(fs_display(result.for_model())))
-        truncated = truncated or result.truncated
-        self.open_calls.pop(c.id, None)
-        self.messages.append({"role": "tool", "tool_call_id": c.id, "content": text})
-        if result.files:
-            self.round_files.append((c.name, list(result.files)))
-        await self.durable(
-            self.loop.history.add_tool_result(
-                self.session_id,
-                self.run_id,
-                self.round_no,
-                call_id=c.id,
-                function=c.name,
-                tool=outcome.tool,
-                action=outcome.action,
-                arguments=c.arguments,
-                status=result.status.value,
-                output=text,
-                error=result.error or "",
-                files=result.files,
-                duration_ms=result.duration_ms,
-                truncated=truncated,
-            )
-        )
-        self.emit(
-            ev.ToolCallFinished,
-            call_id=c.id,
-            function=c.name,
-            tool=outcome.tool,
-            action=outcome.action,
-            status=result.status,
-            output=text,
-            duration_ms=result.duration_ms,
-            files=list(result.files),
-            error=redact(fs_display(result.error or "")),
-            truncated=truncated,
-            error_kind=outcome.error,
-            decided_by=outcome.decided_by,
-            risk=outcome.risk,
-        )
-
     # --- failure paths --------------------------------------------------------------------------------
     async def _provider_failed(self, exc: ProviderError) -> ev.TurnDone:
         partial = redact("".join(self.partial) or exc.partial)
@@ -608,13 +448,6 @@ class _Turn:
         self.emit(ev.ErrorOccurred, message=exc.message, kind=exc.kind, retryable=exc.retryable)
         return self._done("error", text=partial, message=exc.message)
 
-    async def _close_open_calls(
-        self, text: str, status: ToolStatus = ToolStatus.ERROR, kind: ErrorKind = ErrorKind.INTERNAL
-    ) -> None:
-        """Give every stored call without a result one, so the history stays a valid conversation."""
-        for c in list(self.open_calls.values()):
-            await self._store_result(c, self._unfinished(c, text, status, kind))
-
     async def _after_cancel(self) -> None:
         """Stop: record what happened. Runs while the task is being cancelled, so it must not block long."""
         if self.writes:
@@ -627,7 +460,7 @@ class _Turn:
                 await self.loop.history.add_assistant(
                     self.session_id, self.run_id, self.round_no, partial, [], status="cancelled", reasoning=thought
                 )
-            await self._close_open_calls(
+            await self.calls.close_open(
                 "The user stopped this call before it finished.", ToolStatus.CANCELLED, ErrorKind.CANCELLED
             )
             if self.writes:

@@ -7,17 +7,18 @@ job and returns :class:`Transcript` entries in display order:
   cut, ``cancelled`` = the user stopped it), its timestamp and, when the history has them, the model's
   reasoning and how long it thought;
 - :class:`ShownCall` — a tool call right after the assistant message that asked for it: function, tool,
-  action, arguments, status, output, error, files, duration, and from the audit who decided and why it did
-  not succeed (``error_kind``: ``denied``, ``disabled``, ``not-offered``...). A call the model asked for
-  that has no result row (the process died, an older version) is ``interrupted``;
+  action, arguments, status, output, error, files, duration and how much of it was spent waiting for the
+  user's approval (``waited_ms``; None when not known: a row from before waits were stored), and from the
+  audit who decided and why it did not succeed (``error_kind``: ``denied``, ``disabled``, ``not-offered``...).
+  A call the model asked for that has no result row (the process died, an older version) is ``interrupted``;
 - :class:`TurnEnd` — how a turn ended when it did not simply complete: ``cancelled`` (Stop), ``error``
   (with the one-line message the user saw), ``max_rounds``, ``loop_guard``, ``budget``, ``interrupted``
   (the app stopped during it), ``running`` (still running, in this process or another).
 
 Tool-result messages are not entries: the call carries its result. Only the active branch is shown: turns the
 user moved away from (an earlier version of an edited message, another answer; ``agent/history_branches.py``)
-are left out. Nothing here writes; the history's schema is read as it is (the reasoning columns and the branch
-tables are optional), so this module needs no migration of its own.
+are left out. Nothing here writes; the history's schema is read as it is (the reasoning columns, the call's wait
+and the branch tables are optional), so this module needs no migration of its own.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class ShownCall:
     created_at: float = 0.0
     error_kind: str = ""  # ErrorKind value from the audit ('' when it succeeded or no audit row)
     decided_by: str = ""  # DecidedBy value from the audit
+    waited_ms: float | None = None  # of duration_ms, the wait for the user's approval (None: not known)
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,7 @@ def _call(row: Any, key: tuple[str, str], fn: dict[str, Any], decided: tuple[str
     if status == "running" and turn is not None and str(turn["status"]) != "running":
         status = "interrupted"
     files = _json(row["files"])
+    waited = row["waited_ms"] if "waited_ms" in _keys(row) else None
     return ShownCall(
         call_id=call_id,
         run_id=run_id,
@@ -212,7 +215,12 @@ def _call(row: Any, key: tuple[str, str], fn: dict[str, Any], decided: tuple[str
         created_at=float(row["created_at"] or 0.0),
         error_kind=decided[0],
         decided_by=decided[1],
+        waited_ms=float(waited) if waited is not None else None,
     )
+
+
+def _keys(row: Any) -> list[str]:
+    return list(row.keys() if hasattr(row, "keys") else row)
 
 
 def _json(raw: Any) -> Any:

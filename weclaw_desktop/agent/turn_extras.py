@@ -90,12 +90,12 @@ def show_tool_images(turn: Any) -> None:
     """Images the round's tools returned (a screenshot, an MCP picture) reach the model in the next round; a
     model that cannot see gets a note instead, and the user is told (``ImagesNotShown``)."""
     shown = turn.plan.vision is not False
-    message = tool_image_message(turn.round_files, show=shown, model=turn.plan.model)
+    message = tool_image_message(turn.calls.round_files, show=shown, model=turn.plan.model)
     if message is None:
         return
     turn.messages.append(message)
     if not shown:
-        files = [f for _fn, fs in turn.round_files for f in fs]
+        files = [f for _fn, fs in turn.calls.round_files for f in fs]
         turn.emit(ev.ImagesNotShown, model=turn.plan.model, files=files)
 
 

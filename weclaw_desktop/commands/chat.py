@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.call_times import timing_parts
 from weclaw_desktop.agent.terminal import LineReader, TerminalGate
 from weclaw_desktop.i18n import tr
 from weclaw_desktop.secrets import env_secret
@@ -377,7 +378,8 @@ class TextPrinter(Printer):
         elif isinstance(event, ev.ToolCallFinished):
             mark = "✓" if event.status is ToolStatus.SUCCESS else "✗"
             first = (event.output.strip().splitlines() or [""])[0]
-            self._line(f"  {mark} {event.function} {event.status} {event.duration_ms:.0f} ms  {first[:100]}")
+            times = " · ".join(timing_parts(event.status, event.duration_ms, event.waited_ms))  # as the GUI says
+            self._line(f"  {mark} {event.function} {event.status}{' ' + times if times else ''}  {first[:100]}")
             for path in event.files:
                 self._line(f"    file: {path}")
         elif isinstance(event, ev.ErrorOccurred):

@@ -53,6 +53,7 @@ class AuditRecord(BaseModel):
     risk: Risk | None = None
     hook: str = ""  # the before hook that blocked the call (decided_by 'hook')
     state: CallState = CallState.ENDED
+    waited_ms: float | None = None  # of duration_ms, the time it waited for approval (None: not known)
 
     @classmethod
     def of(cls, outcome: CallOutcome, ctx: ToolContext, *, started_at: float, trace_id: str) -> AuditRecord:
@@ -76,6 +77,7 @@ class AuditRecord(BaseModel):
             error_kind=outcome.error,
             risk=outcome.risk,
             hook=outcome.hook,
+            waited_ms=outcome.waited_ms,
         )
 
 

@@ -115,6 +115,7 @@ class _State:
     hook: str = ""
     ran: bool = False
     audit_row: Any = None  # the audit sink's token of the row written when the call started (#18)
+    waited_ms: float = 0.0  # time spent waiting for a person at the approval gate (part of the duration)
     started: float = field(default_factory=time.time)
     t0: float = field(default_factory=time.perf_counter)
 
@@ -156,6 +157,7 @@ class _State:
             note=self.approval.note if self.approval else "",
             hook=self.hook,
             ran=self.ran,
+            waited_ms=round(self.waited_ms, 3),
         )
 
 
@@ -358,7 +360,11 @@ class Dispatcher:
             summary = await self.safety.describe(request.tool, request.action, request.arguments)
             request = dataclasses.replace(request, summary=summary)
             notify(StageEvent(Stage.AWAITING_APPROVAL, call, ref, arguments=request.arguments, risk=request.risk))
-            result = await gate.request(request)
+            asked = time.perf_counter()
+            try:
+                result = await gate.request(request)
+            finally:  # a Stop while the person is asked still counts the wait so far
+                state.waited_ms += (time.perf_counter() - asked) * 1000
             if result.decision is ApprovalDecision.ALLOW_SESSION:
                 self.session_approvals.remember(ctx.session_id, call.name)
             elif result.decision is ApprovalDecision.ALLOW_ALWAYS and result.remember is not None:

@@ -118,7 +118,9 @@ class CallOutcome:
 
     ``tool``/``action`` are empty and ``risk`` is None when the function is unknown. ``decided_by`` and
     ``approval`` are None when no decision was made (the call failed before approval). ``error`` is None
-    exactly when the call succeeded. ``ran`` says whether the tool's own code was started.
+    exactly when the call succeeded. ``ran`` says whether the tool's own code was started. ``waited_ms`` is
+    the part of ``result.duration_ms`` spent waiting for a person at the approval gate (0 when no one was
+    asked; None when not measured: an outcome the agent loop made up for a call that did not finish).
     """
 
     call_id: str
@@ -133,6 +135,7 @@ class CallOutcome:
     note: str = ""  # the decider's note (e.g. "denied at the terminal"), for people
     hook: str = ""  # the hook that blocked the call (decided_by HOOK)
     ran: bool = False
+    waited_ms: float | None = None
 
     def __post_init__(self) -> None:
         if (self.error is None) != self.result.succeeded:

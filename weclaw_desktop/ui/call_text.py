@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import re
 
+from weclaw_desktop.agent.call_times import NO_RUNNING_TIME, WAIT_SHOWN_S, format_seconds, wait_text
 from weclaw_desktop.i18n import has, pick, tr
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui.tool_board import CallInfo
 
-#: Approval waits shorter than this are not worth a mention.
-WAIT_SHOWN_S = 0.5
+__all__ = [
+    "OUTCOME_KEYS",
+    "TOOL_WORDS",
+    "WAIT_SHOWN_S",
+    "action_name",
+    "call_status_text",
+    "format_seconds",
+    "outcome_key",
+    "outcome_text",
+    "progress_message",
+    "tool_name",
+]
 
 #: (status, error kind, decided by) -> catalogue key under ``card.why``; "*" matches anything.
 OUTCOME_KEYS: list[tuple[str, str, str, str]] = [
@@ -45,15 +56,6 @@ OUTCOME_KEYS: list[tuple[str, str, str, str]] = [
 TOOL_WORDS = frozenset({"error", "timeout"})
 
 
-def format_seconds(seconds: float) -> str:
-    """A duration with its unit in the UI language: "75 ms" / "75 毫秒", "3.7 s" / "3.7 秒", "2:05"."""
-    if seconds < 1:
-        return tr("unit.ms", n=round(seconds * 1000))
-    if seconds < 60:
-        return tr("unit.s", n=round(seconds, 1))
-    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
-
-
 #: A progress message that starts by repeating the elapsed time ("running 3 s: 7/36 files"); the
 #: status text already shows the elapsed time, so the repeat is dropped.
 _ELAPSED_PREFIX = re.compile(r"^\s*running\s+\d+(?:\.\d+)?\s*s\b[:\s]*", re.IGNORECASE)
@@ -66,7 +68,8 @@ def progress_message(call: CallInfo) -> str:
 
 def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
     """ "Running 3.7 s · 42% · message" / "Succeeded · 75 ms · waited 44 s for approval". ``compact`` (the
-    narrow tool panel) leaves out the progress message, a finished call's duration and the wait."""
+    narrow tool panel) leaves out the progress message, a finished call's duration and the wait. A finished
+    call's times are said as ``agent/call_times.py`` says them everywhere else (CLI, export, Calls tab)."""
     short = f"status.{call.status}.short"
     key = short if compact and has(short) else f"status.{call.status}"
     text = tr(key) if has(key) else call.status
@@ -81,11 +84,11 @@ def call_status_text(call: CallInfo, *, compact: bool = False) -> str:
             text += f" · {message}"
     elif call.status == "awaiting_approval" and not compact:
         text += f" {format_seconds(call.waiting_s())}"
-    elif call.finished and elapsed is not None and call.status not in ("denied", "interrupted") and not compact:
+    elif call.finished and elapsed is not None and call.status not in NO_RUNNING_TIME and not compact:
         text += f" · {format_seconds(elapsed)}"
     if not compact and call.finished and call.status != "denied" and call.waited_s >= WAIT_SHOWN_S:
         # the wait matters beside a running time; a denied call never ran
-        text += " · " + tr("card.waited", time=format_seconds(call.waited_s))
+        text += " · " + wait_text(call.waited_s)
     return text
 
 

@@ -588,6 +588,7 @@ def _call_info(entry: ShownCall) -> CallInfo:
         restored=True,
         at=entry.created_at,
     )
+    call.set_times(entry.duration_ms or None, entry.waited_ms)  # running time apart from the approval wait
     return call
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from weclaw_desktop.agent import events as ev
+from weclaw_desktop.agent.call_times import running_ms
 from weclaw_desktop.settings.conversation import tool_matcher
 from weclaw_desktop.toolkit.availability import AvailabilityContext
 from weclaw_desktop.toolkit.diagnostics import Code, Diagnostic
@@ -62,6 +63,19 @@ class CallInfo:
         if self.duration_ms is not None:
             return max(0.0, self.duration_ms / 1000 - self.waited_s)
         return None
+
+    def set_times(self, duration_ms: float | None, waited_ms: float | None) -> None:
+        """The dispatcher's facts of a finished call, live (``ToolCallFinished``) or stored (a reopened chat):
+        its whole time and the part spent waiting for approval. With the wait known, the running time is the
+        whole minus the wait — the same arithmetic both ways, so a reopened card says what the live one said;
+        without it (an older history, a call the loop closed) the running time stays as it was."""
+        if duration_ms is not None:
+            self.duration_ms = duration_ms
+        if waited_ms is None:
+            return
+        self.waited_s = waited_ms / 1000
+        if self.duration_ms is not None:
+            self.run_ms = running_ms(self.duration_ms, waited_ms)
 
     def waiting_s(self) -> float:
         """Time spent waiting for approval so far."""
@@ -221,6 +235,7 @@ class ToolBoard:
                 call.decided_by = str(event.decided_by)
             if call.started is not None:
                 call.run_ms = (time.monotonic() - call.started) * 1000
+            call.set_times(event.duration_ms, event.waited_ms)  # the dispatcher's wait and run time, as stored
             self._finish(call, event.status, event.duration_ms)
         else:
             return None

@@ -33,7 +33,7 @@ from weclaw_desktop.toolkit.effects import declared_effects
 from weclaw_desktop.toolkit.manifest import Effect, ToolSpec
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.call_text import call_status_text, format_seconds, progress_message
-from weclaw_desktop.ui.tool_board import ToolBoard
+from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_panel_mcp import McpRows, OnMode
 
 __all__ = ["ToolPanel", "call_status_text", "category_name", "diagnostic_text", "format_seconds", "progress_message"]
@@ -398,14 +398,14 @@ class ToolPanel(QDockWidget):
         self.calls.clear()
         for rec in sorted(records, key=lambda r: r.started_at, reverse=True):
             when = time.strftime("%H:%M:%S", time.localtime(rec.started_at))
-            status = tr(f"status.{rec.status}") if has(f"status.{rec.status}") else rec.status
-            item = QTreeWidgetItem(
-                [when, rec.function, f"{status} · {format_seconds(rec.duration_ms / 1000)}", rec.error_summary]
-            )
+            call = CallInfo(rec.call_id, rec.function, rec.tool, rec.action, status=str(rec.status))
+            call.set_times(rec.duration_ms, rec.waited_ms)  # running time apart from the approval wait, as on cards
+            status = call_status_text(call)
+            item = QTreeWidgetItem([when, rec.function, status, rec.error_summary])
             item.setData(0, CALL_ROLE, (rec.session_id, rec.call_id))
             item.setIcon(2, icons.status_icon(rec.status))
             item.setForeground(2, QBrush(QColor(theme.status_color(rec.status))))
-            tip = f"{rec.function} · {status} · {format_seconds(rec.duration_ms / 1000)}"
+            tip = f"{rec.function} · {status}"
             if rec.error_summary:
                 tip += f"\n{rec.error_summary}"
             for col in range(4):

@@ -1,6 +1,7 @@
 """Markdown and HTML of a chat's active branch, for reading and sharing (JSON is the format to import).
 
-Headings follow the language of the app (the CLI: the terminal's). Tool calls become readable blocks: the function, how it ended and how long it took, the arguments as JSON and
+Headings follow the language of the app (the CLI: the terminal's). Tool calls become readable blocks: the function, how it ended and how long it ran (apart from the wait for
+approval, ``agent/call_times.py``), the arguments as JSON and
 the start of the result. Fences are made longer than any run of backticks inside, so code in a message or a
 tool's output can never break out of its block. The HTML is one self-contained file: inline CSS, images
 embedded as data URLs, no script, and the messages' own HTML escaped (markdown-it with ``html`` off).
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from weclaw_desktop.agent.call_times import timing_parts
 from weclaw_desktop.attachments.compose import size_text
 from weclaw_desktop.attachments.prepare import sniff_image
 from weclaw_desktop.i18n import tr
@@ -46,7 +48,7 @@ def _tool_block(call: dict[str, Any], record: StoredToolCall | None) -> str:
         args = raw
     head = f"**{tr('export.tool_call')}** `{fn}`"
     if record is not None:
-        head += f" — {record.status}, {record.duration_ms:.0f} ms"
+        head += " — " + ", ".join([record.status, *timing_parts(record.status, record.duration_ms, record.waited_ms)])
     lines = [head, "", fence(args, "json")]
     if record is not None:
         output = record.output
