@@ -50,6 +50,39 @@ class ServerThread:
         self.thread.join(5)
 
 
+class ServerProcess:
+    """The fake OpenAI server in its own process (bench/fake_server_proc.py): its work never holds this
+    process's GIL, as a remote endpoint's never does. ``push`` sends scripted replies; ``fake.base_url``."""
+
+    def __init__(self) -> None:
+        import subprocess
+        import sys
+        from types import SimpleNamespace
+
+        script = Path(__file__).with_name("fake_server_proc.py")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self.proc.stdout is not None
+        self.fake = SimpleNamespace(base_url=self.proc.stdout.readline().strip())
+
+    def push(self, *replies: object) -> None:
+        import base64
+        import pickle
+
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(base64.b64encode(pickle.dumps(replies)).decode() + "\n")
+        self.proc.stdin.flush()
+
+    def stop(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(10)
+        except Exception:
+            self.proc.kill()
+
+
 class Heartbeat:
     """How late a 5 ms sleep wakes up, sampled continuously; ``mark()`` starts a new window of samples.
 
@@ -116,9 +149,12 @@ async def make_window(fake: Any, home: str | None = None, *, attach: bool = True
 
     if home is not None:
         os.environ["WECLAW_HOME"] = home
+    app_gc()  # as the app collects: on the Qt thread, from a timer
     settings = Settings()
     settings.provider.base_url, settings.provider.model, settings.provider.preset = fake.base_url, "m", "custom"
     settings.agent.exposure = "all"
+    # scripted replies: a chat's title side request (after its first exchange) would take the next reply
+    settings.agent.model_titles = False
     window = build_window(settings, tools_json=manifest())
     window.resize(1280, 800)
     window.show()
@@ -128,9 +164,24 @@ async def make_window(fake: Any, home: str | None = None, *, attach: bool = True
     return window, runtime
 
 
-async def warm_up(window: Any, server: ServerThread) -> None:
+_COLLECTOR: Any = None
+
+
+def app_gc() -> Any:
+    """The app's garbage collection (weclaw_desktop/app/root.py): only on the Qt thread, from a timer, with
+    what start-up made frozen out of the way (``freeze()``: the app does it 4 s after start-up)."""
+    global _COLLECTOR
+    if _COLLECTOR is None:
+        from weclaw_desktop.ui.qtloop import MainThreadGC
+
+        _COLLECTOR = MainThreadGC(freeze_after_ms=None)
+        _COLLECTOR.start()
+    return _COLLECTOR
+
+
+async def warm_up(window: Any, server: ServerThread | ServerProcess) -> None:
     """One short turn first, so one-off costs (importing the SDK, the first connection's TLS context) are not
-    counted as the scenario's stalls; then an empty chat."""
+    counted as the scenario's stalls; then an empty chat, and start-up's objects frozen as the app does."""
     from fakeopenai import text_reply
 
     server.push(text_reply("warm"))
@@ -140,9 +191,10 @@ async def warm_up(window: Any, server: ServerThread) -> None:
         await handle.wait()
     await window.controller.new_session()
     await asyncio.sleep(0.1)
+    app_gc().freeze()
 
 
-async def close(window: Any, server: ServerThread | None = None) -> None:
+async def close(window: Any, server: ServerThread | ServerProcess | None = None) -> None:
     window.quit_app()
     await window.controller.shutdown()
     window.deleteLater()

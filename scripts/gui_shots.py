@@ -97,6 +97,7 @@ async def run(out: Path, lang: str, theme: str) -> list[Path]:
     )
     await c.send("检查我的电脑并保存报告" if zh else "check my computer and save a report")
     await _idle(window)
+    await _title_asked(server)  # before the next replies are queued: the title request must not take them
     window.gate.listeners.append(lambda dialog: dialog.deny_button.click())
     server.push(
         tool_reply(call("shell_run", {"command": "rm -rf build"})),
@@ -176,6 +177,14 @@ async def run(out: Path, lang: str, theme: str) -> list[Path]:
     await window.controller.shutdown()
     server.stop()
     return shots.saved
+
+
+async def _title_asked(server: Any, limit_s: float = 5.0) -> None:
+    """Until the chat's title request (the one without tools, sent after a chat's first exchange) was made."""
+    for _ in range(int(limit_s / 0.05)):
+        if any(not r.get("tools") for r in server.fake.requests):
+            return
+        await asyncio.sleep(0.05)
 
 
 async def _idle(window: Any) -> None:

@@ -7,7 +7,9 @@ history store (bench/ui_chat_data.py), the window opens it at start-up, then xdo
 bursts (15 notches 16 ms apart) and drags the scroll bar; after each burst a screenshot is taken at once
 (blank gaps would show there) and another 400 ms later: the script compares the chat area of the two and
 prints how many pixels changed — idle work (measuring, making widgets ahead) must not move what is on
-screen ("no jumping"). Screenshots: ``<n>-<what>.png`` in OUT_DIR. Nothing touches the real home.
+screen ("no jumping"). Then the whole window is repainted from scratch and shot again: what the chat
+showed must equal a fresh paint (the column repaints only what moved, so a stale region would show
+here). Screenshots: ``<n>-<what>.png`` in OUT_DIR. Nothing touches the real home.
 """
 
 from __future__ import annotations
@@ -92,7 +94,14 @@ async def run(out: Path, rows: int, theme_name: str) -> None:
         await asyncio.sleep(0.4)
         later = out / f"{n:02d}-wheel{burst}-400ms.png"
         await shot(later)
-        moved.append(f"wheel burst {burst}: {changed_pixels(now, later, rect)} px changed in the chat after it")
+        window.repaint()  # everything painted again: the screen must not change (nothing stale was left)
+        await asyncio.sleep(0.1)
+        fresh = out / f"{n:02d}-wheel{burst}-repainted.png"
+        await shot(fresh)
+        moved.append(
+            f"wheel burst {burst}: {changed_pixels(now, later, rect)} px changed in the chat after it, "
+            f"{changed_pixels(later, fresh, rect)} px differ from a fresh paint"
+        )
     # drag the scroll bar a third of the way up
     bar = chat.verticalScrollBar()
     handle = bar.mapToGlobal(bar.rect().center())
@@ -105,8 +114,13 @@ async def run(out: Path, rows: int, theme_name: str) -> None:
     await shot(out / f"{n:02d}-dragged-at-once.png")
     await asyncio.sleep(0.5)
     await shot(out / f"{n:02d}-dragged-500ms.png")
+    window.repaint()
+    await asyncio.sleep(0.1)
+    await shot(out / f"{n:02d}-dragged-repainted.png")
+    dragged = [out / f"{n:02d}-dragged-{w}.png" for w in ("at-once", "500ms", "repainted")]
     moved.append(
-        f"drag: {changed_pixels(out / f'{n:02d}-dragged-at-once.png', out / f'{n:02d}-dragged-500ms.png', rect)} px"
+        f"drag: {changed_pixels(dragged[0], dragged[1], rect)} px, "
+        f"{changed_pixels(dragged[1], dragged[2], rect)} px differ from a fresh paint"
     )
     print("\n".join(moved), flush=True)
     print(f"widgets made {chat.made}, rebound {chat.rebound}, pre-rendered {chat.prerendered}", flush=True)

@@ -78,3 +78,35 @@ def test_main_thread_gc_collects_on_its_timer_not_automatically() -> None:
         collector.stop()
         if not was_enabled:
             gc.disable()
+
+
+def test_main_thread_gc_freezes_what_start_up_made_and_still_collects_what_comes_after() -> None:
+    """After start-up the long-lived objects are frozen (a full collection no longer walks them); cycles made
+    later are still collected, so nothing made after the freeze leaks."""
+    import gc
+
+    from PySide6.QtWidgets import QApplication
+
+    from weclaw_desktop.ui.qtloop import MainThreadGC
+
+    QApplication.instance() or QApplication([])
+    was_enabled = gc.isenabled()
+    collector = MainThreadGC(interval_ms=10, freeze_after_ms=None)
+    collector.start()
+    try:
+
+        class Cycle:
+            def __init__(self) -> None:
+                self.me = self
+
+        long_lived = [Cycle() for _ in range(1000)]
+        frozen = collector.freeze()
+        assert frozen >= len(long_lived) and frozen == gc.get_freeze_count()
+        assert not any(gc.is_tracked(c) and c in gc.get_objects(generation=2) for c in long_lived[:5])
+        for _ in range(500):
+            Cycle()
+        assert gc.collect() >= 500, "cycles made after the freeze are still collected"
+    finally:
+        collector.stop()
+        if not was_enabled:
+            gc.disable()

@@ -11,6 +11,7 @@ thread); a streaming answer's widget is never recycled.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from typing import Any
 
@@ -183,3 +184,36 @@ async def test_a_rebound_message_is_measured_for_its_own_text(qtbot: Any) -> Non
     fresh = MessageWidget(short_item, renderer)
     assert widget.heightForWidth(680) == fresh.heightForWidth(680)
     fresh.deleteLater()
+
+
+async def test_a_widget_that_grows_after_it_was_shown_is_measured_again(
+    make_window: Any, fake_openai: FakeOpenAI
+) -> None:
+    """Only widgets that cannot report their own size changes are re-measured after an anonymous layout
+    request; a message that grows later (a feature adds a row to a slot, the thinking block opens) and a bare
+    notice whose text grows must still get their new height, and nothing below them may overlap."""
+    from weclaw_desktop.ui.chat.notice import NoticeWidget
+
+    window = await make_window(configured_settings(fake_openai))
+    window.show()  # Qt posts layout requests only to visible parents, as on a desktop
+    chat = window.chat
+    window.stack.setCurrentWidget(chat)
+    chat.load_history(_chat(6))
+    notice = chat.add_notice("short notice")
+    chat.add_message("assistant", "the last answer")
+    await until(lambda: chat.live_widgets() and _blank_px(chat) == 0 and not chat._idle.isActive(), what="shown")
+    first = chat.message_items()[-2]
+    widget = chat.message_widget(first)
+    before = first.height
+    grown = QLabel("\n".join(f"added line {i}" for i in range(8)))
+    widget.slot("chips").addWidget(grown)  # as a feature's late result would (no column call)
+    await until(lambda: first.height > before + 60, what="the message measured again")
+    notice_widget = chat.widget_of(notice)
+    assert isinstance(notice_widget, NoticeWidget)
+    old = notice.height
+    notice_widget.setText("\n".join(f"a much longer notice line {i}" for i in range(6)))
+    await until(lambda: notice.height > old + 40, what="the notice measured again")
+    await asyncio.sleep(0.05)
+    placed = sorted((w.geometry().top(), w.geometry().bottom()) for _, w in chat.live_widgets() if not w.isHidden())
+    for (_, bottom), (top, _) in itertools.pairwise(placed):
+        assert top > bottom, "widgets overlap: a grown one was not measured again"

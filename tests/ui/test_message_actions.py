@@ -228,3 +228,82 @@ async def test_an_edit_that_cannot_start_shows_the_chat_as_stored(
     assert shown(window) == [("user", "keep"), ("assistant", "one")]
     assert any("no turn" in str(n.message) for n in window.chat.notices())
     assert len(fake_openai.requests) == 2  # nothing was sent
+
+
+def _bar_state(b: ActionBar) -> tuple[Any, ...]:
+    """Everything a user sees of a bar: its buttons in order with their tooltips and states, pager, usage."""
+    from PySide6.QtWidgets import QLabel, QToolButton
+
+    row = []
+    for i in range(b.row.count()):
+        w = b.row.itemAt(i).widget()
+        if isinstance(w, QToolButton):
+            row.append((w.objectName(), w.toolTip(), w.isEnabled(), w.isVisibleTo(b)))
+        elif isinstance(w, QLabel):
+            row.append(("label", w.text(), w.toolTip()))
+    return tuple(row)
+
+
+async def test_scrolled_messages_get_their_own_action_bars(make_window: Any, fake_openai: FakeOpenAI) -> None:
+    """Message widgets are rebound while scrolling and keep their action bar aside for the next message: every
+    bar on screen must look exactly like a bar made fresh for its message (buttons, tooltips, pager position,
+    usage) and its buttons must act on that message — never on the one the widget showed before."""
+    from weclaw_desktop.agent.history_branches import BranchInfo
+    from weclaw_desktop.agent.usage import UsageSum
+    from weclaw_desktop.ui.chat.message_widget import MessageWidget
+
+    window = await make_window(configured_settings(fake_openai))
+    chat, actions = window.chat, window.message_actions
+    pairs = []
+    for i in range(150):
+        pairs += [("user", f"question {i}"), ("assistant", f"answer {i} " + "words " * (i % 30))]
+    chat.load_history(pairs)
+    for n, it in enumerate(chat.message_items()):
+        it.run_id = f"run{n // 2}"
+    infos = {}
+    for t in range(150):  # every third exchange has versions: pagers of several shapes and positions
+        if t % 3 == 0:
+            infos[f"run{t}"] = BranchInfo(
+                f"run{t}", edit_index=1 + t % 2, edit_count=2, answer_index=1, answer_count=1 + t % 4
+            )
+    actions.infos = infos
+    actions.usage = {f"run{t}": UsageSum(prompt_tokens=100 + t, completion_tokens=t) for t in range(0, 150, 5)}
+    actions.mark()  # the last answer of each exchange, the last run (regenerate)
+    chat.rebuild()
+    await until(lambda: chat.at_end and chat.live_widgets(), what="the end shown")
+    bar_ = chat.verticalScrollBar()
+    checked = reused = 0
+    copied = []
+    from weclaw_desktop.ui import message_actions as ma
+
+    original_copy = ma.copy_text
+    ma.copy_text = copied.append  # type: ignore[assignment]
+    try:
+        while True:
+            await until(lambda: not chat._idle.isActive(), what="idle")
+            for it, widget in chat.live_widgets():
+                if not isinstance(widget, MessageWidget) or widget.isHidden():
+                    continue
+                got = widget.findChildren(ActionBar)
+                assert len(got) == 1, "one bar per message, no old one left among its children"
+                fresh = MessageWidget(it, chat._renderer)
+                actions.decorate(fresh)
+                want = fresh.findChild(ActionBar)
+                assert want is not None
+                assert _bar_state(got[0]) == _bar_state(want), f"{it.role} {it.text[:12]!r}: another message's bar"
+                fresh.deleteLater()
+                info = infos.get(it.run_id)
+                if info is not None and it.role == "user":  # the position of this message, not a fresh bar's
+                    assert got[0].pager is not None and got[0].pager.text() == f"{info.edit_index}/{info.edit_count}"
+                    assert got[0].buttons["next"].isEnabled() == (info.edit_index < info.edit_count)
+                    assert got[0].buttons["previous"].isEnabled() == (info.edit_index > 1)
+                got[0].buttons["copy"].click()
+                assert copied[-1] == it.text, "Copy copied another message"
+                checked += 1
+            if bar_.value() == 0:
+                break
+            bar_.setValue(bar_.value() - chat.viewport().height() // 2)
+    finally:
+        ma.copy_text = original_copy
+    reused = chat.rebound
+    assert checked > 150 and reused > 50

@@ -69,6 +69,18 @@ class LoopOptions:
     language: str = "system"  # ui language setting: system | en | zh
 
 
+#: Texts at least this long are masked in a worker thread: the whole answer is masked again when it ends
+#: (~9 ms per 100k characters), on the loop the UI runs on.
+REDACT_OFF_LOOP_CHARS = 32_000
+
+
+async def redact_off_loop(text: str) -> str:
+    """:func:`redact`, in a worker thread for a long text (between its patterns the loop gets the interpreter)."""
+    if len(text) < REDACT_OFF_LOOP_CHARS:
+        return redact(text)
+    return await asyncio.to_thread(redact, text)
+
+
 class AgentLoop:
     """Runs turns. The runtime owns one and may swap ``provider`` when settings change."""
 
@@ -292,11 +304,11 @@ class _Turn:
             rest = self.shown.finish()
             if rest:
                 self.emit(ev.TextDelta, text=rest)
-            answer = redact(completion.text)  # an answer that echoes a secret is masked when shown and stored
+            answer = await redact_off_loop(completion.text)  # an answer that echoes a secret: masked when stored
             calls = completion.tool_calls
             for c in calls:
                 c.id, c.name, c.arguments = clean_text(c.id), clean_text(c.name), clean_text(c.arguments)
-            completion.reasoning = redact(clean_text(completion.reasoning))
+            completion.reasoning = await redact_off_loop(clean_text(completion.reasoning))
             completion.text = answer  # the stored, sent-back and shown answer is the masked one
             assistant = completion.message()  # with its reasoning and opaque fields (the provider decides)
             call_dicts = list(assistant.get("tool_calls") or [])

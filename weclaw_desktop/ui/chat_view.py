@@ -30,6 +30,7 @@ Architecture (see also /docs in the closing note of #17):
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
@@ -46,6 +47,7 @@ from weclaw_desktop.ui.chat.items import CallItem, ChatItem, MessageItem, Notice
 from weclaw_desktop.ui.chat.markdown_view import MarkdownView, content_resized, markdown_renderer, stable_split
 from weclaw_desktop.ui.chat.message_widget import RENDER_INTERVAL_MS, MessageWidget
 from weclaw_desktop.ui.chat.notice import NoticeWidget
+from weclaw_desktop.ui.markdown import warm_up_highlighting
 from weclaw_desktop.ui.thinking_block import ThinkingBlock
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
 from weclaw_desktop.ui.tool_card import CardActions, ToolCallCard
@@ -69,6 +71,10 @@ HTML_CACHE = 400
 PRERENDER = 120
 #: Dropped message widgets kept per role to be rebound to other messages (making one costs several ms).
 POOL_SIZE = 8
+CARD_POOL = "tool-card"  # the pool of dropped tool cards
+#: After this long, the code highlighters are compiled in a worker thread (once per process).
+WARM_UP_MS = 1500
+_warmed = False
 #: Keys of a message item's ``data`` for its thinking (the block is made again from them).
 THINKING = "thinking"  # live | done | stopped
 THINKING_T0 = "thinking_t0"
@@ -111,10 +117,23 @@ class ChatView(VirtualColumn):
         self._ticker.setInterval(250)
         self._ticker.timeout.connect(self._tick)
         self._todo: deque[MessageItem] = deque()  # messages to pre-render in idle time (newest first)
-        self._pool: dict[str, list[MessageWidget]] = {}  # dropped message widgets by role, to rebind
+        self._pool: dict[str, list[QWidget]] = {}  # dropped message widgets by role (cards: CARD_POOL), to rebind
         self._recycling = True
+        QTimer.singleShot(WARM_UP_MS, self._warm_up)
         self.prerendered = 0  # messages rendered ahead in idle time (tests, bench)
-        self.rebound = 0  # message widgets rebound from the pool instead of made (tests, bench)
+        self.rebound = 0  # widgets rebound from the pool instead of made (tests, bench)
+        self.cards_rebound = 0  # of which tool cards
+
+    def _warm_up(self) -> None:
+        """Code highlighters compiled in a worker thread, before an answer needs them on the UI thread."""
+        global _warmed
+        if _warmed:
+            return
+        _warmed = True
+        try:
+            asyncio.get_running_loop().run_in_executor(None, warm_up_highlighting)
+        except RuntimeError:  # no running loop (a window made outside qasync): the first answer compiles them
+            _warmed = False
 
     # --- the widget factory ---------------------------------------------------------------------
     def _make_widget(self, item: ChatItem) -> QWidget:
@@ -122,6 +141,7 @@ class ChatView(VirtualColumn):
             pool = self._pool.get(item.role)
             if pool and not item.streaming:
                 widget = pool.pop()
+                assert isinstance(widget, MessageWidget)
                 widget.bind(item, self._renderer, html=self._html.get(item.key))
                 self.rebound += 1
             else:
@@ -132,8 +152,17 @@ class ChatView(VirtualColumn):
                 self._add_thinking(widget)
             for decorate in list(self._decorators):
                 decorate(widget)
+            widget.drop_spares()
             return widget
         if isinstance(item, CallItem):
+            cards = self._pool.get(CARD_POOL)
+            if cards:
+                card = cards.pop()
+                assert isinstance(card, ToolCallCard)
+                card.bind(item)
+                self.rebound += 1
+                self.cards_rebound += 1
+                return card
             return ToolCallCard(item.call, self.registry, self.card_actions, item=item)
         if isinstance(item, NoticeItem):
             return NoticeWidget(item)
@@ -183,7 +212,15 @@ class ChatView(VirtualColumn):
 
     # --- recycling: a dropped message widget is rebound to the next message of its role ------------
     def recycle(self, widget: QWidget) -> bool:
-        if not self._recycling or not isinstance(widget, MessageWidget) or widget.item.streaming:
+        if not self._recycling:
+            return False
+        if isinstance(widget, ToolCallCard):
+            cards = self._pool.setdefault(CARD_POOL, [])
+            if len(cards) >= POOL_SIZE:
+                return False
+            cards.append(widget)  # bind() sets every part again
+            return True
+        if not isinstance(widget, MessageWidget) or widget.item.streaming:
             return False
         pool = self._pool.setdefault(widget.role, [])
         if len(pool) >= POOL_SIZE:

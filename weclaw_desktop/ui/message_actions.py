@@ -51,34 +51,88 @@ SHOWN_ACTION = "actions_shown"  # the notice action its widget was made with
 SIGNATURE = "actions_signature"  # what a message widget's bar was made from (see MessageActions._signature)
 
 
-class ActionBar(QWidget):
-    """The row of small buttons under one message (made by the decorator, never kept)."""
+#: One part of an action bar, in order: ("button", name, icon, tip, handler) | ("pager", kind, index, count, step)
+#: | ("stretch",) | ("usage", UsageSum).
+Part = tuple[Any, ...]
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+
+def _shape(parts: list[Part]) -> tuple[str, ...]:
+    """What a bar's widgets are, apart from their texts and handlers: a kept bar of the same shape is relabelled."""
+    return tuple(f"{p[0]}:{p[1]}" if p[0] in ("button", "pager") else p[0] for p in parts)
+
+
+class ActionBar(QWidget):
+    """The row of small buttons under one message. Made from a list of parts; a rebound message widget keeps
+    its bar aside (``REUSABLE``) and the decorator relabels it when the new message needs the same shape: the
+    buttons call through ``handlers``, which are set again for every message."""
+
+    def __init__(self, parts: list[Part], parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        from weclaw_desktop.ui.chat.message_widget import REUSABLE
+
         self.setObjectName("MessageActions")
+        self.setProperty(REUSABLE, True)
         self.row = QHBoxLayout(self)
         self.row.setContentsMargins(0, 0, 0, 0)
         self.row.setSpacing(2)
         self.buttons: dict[str, QToolButton] = {}
+        self.handlers: dict[str, Callable[[], None]] = {}
         self.pager: QLabel | None = None
         self.usage: QLabel | None = None
+        self.shape = _shape(parts)
+        for part in parts:
+            kind = part[0]
+            if kind == "button":
+                self._button(part[1], part[2])
+            elif kind == "pager":
+                self._pager()
+            elif kind == "stretch":
+                self.row.addStretch(1)
+            elif kind == "usage":
+                self.usage = QLabel()
+                self.usage.setObjectName("Muted")
+                self.row.addWidget(self.usage)
+        self.fill(parts)
 
-    def button(self, name: str, icon: str, tip: str, handler: Callable[[], None]) -> QToolButton:
+    def fill(self, parts: list[Part]) -> None:
+        """Show ``parts`` (of this bar's shape): tooltips, handlers, the pager's position, the usage."""
+        for part in parts:
+            kind = part[0]
+            if kind == "button":
+                _, name, _icon, tip, handler = part
+                button = self.buttons[name]
+                button.setToolTip(tip)
+                button.setAccessibleName(tip)
+                self.handlers[name] = handler
+            elif kind == "pager":
+                _, _kind, index, count, step = part
+                self.buttons["previous"].setEnabled(index > 1)
+                self.buttons["next"].setEnabled(index < count)
+                self.handlers["previous"] = functools.partial(step, -1)
+                self.handlers["next"] = functools.partial(step, +1)
+                assert self.pager is not None
+                self.pager.setText(f"{index}/{count}")
+            elif kind == "usage":
+                self._show_usage(part[1])
+
+    def _button(self, name: str, icon: str) -> QToolButton:
         b = QToolButton()
         b.setObjectName(f"action-{name}")
         b.setAutoRaise(True)
         b.setIcon(icons.icon(icon, theme.colors().muted))
         b.setIconSize(QSize(14, 14))
-        b.setToolTip(tip)
-        b.setAccessibleName(tip)
         b.setCursor(Qt.CursorShape.PointingHandCursor)
-        b.clicked.connect(handler)
+        b.clicked.connect(functools.partial(self._clicked, name))
         self.row.addWidget(b)
         self.buttons[name] = b
         return b
 
-    def add_usage(self, used: UsageSum) -> None:
+    def _clicked(self, name: str, _checked: bool = False) -> None:
+        handler = self.handlers.get(name)
+        if handler is not None:
+            handler()
+
+    def _show_usage(self, used: UsageSum) -> None:
         """The exchange's tokens ("≈" when estimated) and, when every price is known, its cost."""
         from weclaw_desktop.agent.usage import format_cost, format_tokens
 
@@ -88,29 +142,25 @@ class ActionBar(QWidget):
             received=format_tokens(used.completion_tokens, used.estimated),
         )
         cost = format_cost(used.cost)
-        self.usage = QLabel(f"{text} · {cost}" if cost else text)
-        self.usage.setObjectName("Muted")
-        if used.estimated:
-            self.usage.setToolTip(tr("statusbar.usage.estimated"))
-        self.row.addWidget(self.usage)
+        assert self.usage is not None
+        self.usage.setText(f"{text} · {cost}" if cost else text)
+        self.usage.setToolTip(tr("statusbar.usage.estimated") if used.estimated else "")
 
-    def add_pager(self, index: int, count: int, step: Callable[[int], None]) -> None:
+    def _pager(self) -> None:
         """‹ index/count ›: the buttons at either end do nothing."""
         prev = QToolButton()
         prev.setObjectName("action-previous")
         prev.setText("‹")
         prev.setAutoRaise(True)
         prev.setToolTip(tr("actions.previous"))
-        prev.setEnabled(index > 1)
-        prev.clicked.connect(lambda: step(-1))
+        prev.clicked.connect(functools.partial(self._clicked, "previous"))
         nxt = QToolButton()
         nxt.setObjectName("action-next")
         nxt.setText("›")
         nxt.setAutoRaise(True)
         nxt.setToolTip(tr("actions.next"))
-        nxt.setEnabled(index < count)
-        nxt.clicked.connect(lambda: step(+1))
-        self.pager = QLabel(f"{index}/{count}")
+        nxt.clicked.connect(functools.partial(self._clicked, "next"))
+        self.pager = QLabel()
         self.pager.setObjectName("Muted")
         self.row.addWidget(prev)
         self.row.addWidget(self.pager)
@@ -234,27 +284,50 @@ class MessageActions(QObject):
             widget.slot("chips").addWidget(ChipRow(list(item.attachments)))
         if item.streaming:
             return
-        bar = ActionBar()
         md = item.role == "assistant"
-        bar.button("copy", "clipboard", tr("actions.copy_md" if md else "actions.copy"), lambda: copy_text(item.text))
+        parts: list[Part] = [
+            (
+                "button",
+                "copy",
+                "clipboard",
+                tr("actions.copy_md" if md else "actions.copy"),
+                lambda: copy_text(item.text),
+            )
+        ]
         info = self.infos.get(item.run_id)
         idle = not self.busy
         if item.role == "user" and item.run_id and idle:
-            bar.button("edit", "edit", tr("actions.edit"), functools.partial(self.begin_edit, item))
+            parts.append(("button", "edit", "edit", tr("actions.edit"), functools.partial(self.begin_edit, item)))
             if info is not None and info.edit_count > 1:
-                bar.add_pager(info.edit_index, info.edit_count, functools.partial(self.page, item.run_id, "edit"))
-            bar.button("delete", "trash", tr("actions.delete_turn"), functools.partial(self.ask_delete, item))
+                step = functools.partial(self.page, item.run_id, "edit")
+                parts.append(("pager", "edit", info.edit_index, info.edit_count, step))
+            parts.append(
+                ("button", "delete", "trash", tr("actions.delete_turn"), functools.partial(self.ask_delete, item))
+            )
         elif md and item.run_id and item.data.get(LAST_OF_TURN) and idle:
             if item.run_id == self.last_run:
-                bar.button("regenerate", "history", tr("actions.regenerate"), functools.partial(self.regenerate, item))
+                regenerate = functools.partial(self.regenerate, item)
+                parts.append(("button", "regenerate", "history", tr("actions.regenerate"), regenerate))
             if info is not None and info.answer_count > 1:
-                bar.add_pager(info.answer_index, info.answer_count, functools.partial(self.page, item.run_id, "answer"))
-            bar.button("delete", "trash", tr("actions.delete_answer"), functools.partial(self.ask_delete, item))
+                step = functools.partial(self.page, item.run_id, "answer")
+                parts.append(("pager", "answer", info.answer_index, info.answer_count, step))
+            parts.append(
+                ("button", "delete", "trash", tr("actions.delete_answer"), functools.partial(self.ask_delete, item))
+            )
         used = self.usage.get(item.run_id) if md and item.data.get(LAST_OF_TURN) else None
-        bar.row.addStretch(1)
+        parts.append(("stretch",))
         if used is not None and used.total:
-            bar.add_usage(used)
+            parts.append(("usage", used))
+        bar = widget.take_spare(ActionBar)  # the bar of the message this widget showed before
+        if bar is not None and bar.shape == _shape(parts):
+            bar.fill(parts)
+        else:
+            if bar is not None:  # another shape: a new bar (the old one is no child of the message any more)
+                bar.setParent(None)
+                bar.deleteLater()
+            bar = ActionBar(parts)
         widget.slot("actions").addWidget(bar)
+        bar.show()
 
     # --- actions --------------------------------------------------------------------------------
     def begin_edit(self, item: MessageItem) -> None:

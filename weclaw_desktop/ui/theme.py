@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QToolTip
+from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 
 #: Sans-serif families in order of preference; Qt falls back per character, so CJK text finds Noto CJK.
 UI_FONTS = [
@@ -231,6 +231,10 @@ QFrame#Composer QPlainTextEdit {{ border: none; background: transparent; padding
 QFrame#SetupPanel {{ background: {c.surface}; border: 1px solid {c.border}; border-radius: 14px; }}
 QFrame#Notice {{ background: {"#3a2f17" if c.dark else "#fff5e0"}; border: 1px solid {"#6b5322" if c.dark else "#f1cf86"}; border-radius: 8px; }}
 QLabel#Muted {{ color: {c.muted}; }}
+QLabel#CardArguments {{ background: {c.code_bg}; border-radius: 6px; padding: 8px; color: {c.text}; }}
+QPlainTextEdit#CardFullOutput {{ background: {c.code_bg}; color: {c.text}; }}
+QTextBrowser#MarkdownView {{ background: transparent; border: none; padding: 0; }}
+QLabel#ChatNotice {{ padding: 4px 12px; }}
 QLabel#Title {{ font-size: 15pt; font-weight: 600; }}
 QLabel#Section {{ font-weight: 600; color: {c.text}; padding-top: 6px; }}
 QListWidget#SettingsNav {{ background: transparent; border: none; }}
@@ -255,6 +259,21 @@ def apply_theme(app: QApplication, theme: str = "system") -> Colors:
         for callback in list(_listeners):
             callback(_active)
     return _active
+
+
+def tint(widget: QWidget, color: str) -> None:
+    """Draw ``widget``'s text in ``color``. Through its palette, not a style sheet of its own: a widget with its
+    own style sheet is polished again on each change (a tool card has four of them; the chat makes cards while
+    scrolling). Works for widgets no rule of :func:`style_sheet` gives a colour (plain QLabels)."""
+    palette = widget.palette()
+    want = QColor(color)
+    if palette.color(QPalette.ColorRole.WindowText) == want and palette.isBrushSet(
+        QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText
+    ):
+        return
+    palette.setColor(QPalette.ColorRole.WindowText, want)
+    palette.setColor(QPalette.ColorRole.Text, want)
+    widget.setPalette(palette)
 
 
 def status_color(status: str) -> str:

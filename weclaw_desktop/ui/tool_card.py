@@ -4,8 +4,11 @@ status with the running time apart from the approval wait, progress, what happen
 (monospace for tools that print code or command output) with "Show full output", and the files it
 produced with "Open", "Show in folder" and "Send to phone" — and a visible line when opening fails.
 
-A card is made from a :class:`CallItem` and may be destroyed and made again (the chat keeps only the
-widgets near the screen): the folds and the last failure message live on the item.
+A card is made from a :class:`CallItem` and may be destroyed and made again, or *rebound* to another
+call (the chat keeps only the widgets near the screen and recycles a few dropped cards: :meth:`bind`): the
+folds and the last failure message live on the item, never on the card. Colours come from the theme's
+style sheet (object names) and the widgets' palettes (:func:`theme.tint`), not from per-widget style sheets:
+those make every card cost several milliseconds more.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QSize, Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
     QFrame,
@@ -119,12 +122,15 @@ class ElidedLabel(QLabel):
 
 
 class FileRow(QWidget):
-    """A produced file: its name, then its buttons beside it — or under it when the card is too narrow."""
+    """A produced file: its name, then its buttons beside it — or under it when the card is too narrow.
+    A card keeps its rows when it is rebound: ``path`` is the file shown now (the buttons act on it)."""
 
     NAME_ROOM = 160  # px the name keeps before the buttons move under it
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.path = Path()
+        self.name: ElidedLabel | None = None
         self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         self.box.setContentsMargins(0, 0, 0, 0)
         self.box.setSpacing(6)
@@ -171,12 +177,11 @@ class ToolCallCard(QFrame):
         super().__init__(parent)
         self.setObjectName("ToolCard")
         self.item = item or CallItem(call=call)
-        self.call = call
+        self.call = self.item.call
         self._actions = actions
         self._registry = registry
-        spec = registry.spec(call.tool) if call.tool and registry.has_tool(call.tool) else None
-        self._icon_name = spec.display.icon if spec is not None else "tool"
-        self._mono = bool(spec is not None and spec.display.monospace)
+        self._icon_name = "tool"
+        self._mono = False
         policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -229,8 +234,6 @@ class ToolCallCard(QFrame):
         self.result.setWordWrap(True)
         self.result.setTextFormat(Qt.TextFormat.PlainText)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        if self._mono:
-            self.result.setFont(theme.mono_font())
         self.result.setVisible(False)
         outer.addWidget(self.result)
         self.more = QPushButton()
@@ -246,11 +249,37 @@ class ToolCallCard(QFrame):
         self.files_box = QVBoxLayout()
         self.files_box.setSpacing(4)
         outer.addLayout(self.files_box)
-        self._file_rows: list[QWidget] = []
+        self._file_rows: list[FileRow] = []  # kept when rebound; the first len(call.files) are shown
         self._file_buttons: list[tuple[QPushButton, str]] = []  # (button, text key)
-        self.toggle.setChecked(self.item.expanded)
-        self._toggle_arguments(self.item.expanded)
         self.toggle.toggled.connect(self._toggle_arguments)
+        self.bind(self.item)
+
+    # --- recycling (the chat rebinds a few dropped cards: making one costs milliseconds) ------------
+    def bind(self, item: CallItem) -> None:
+        """Show ``item``'s call in this card, made just now or dropped from another call: every part is set
+        from the item (its folds, its failure line), nothing of the previous call stays."""
+        self.item = item
+        call = self.call = item.call
+        registry = self._registry
+        spec = registry.spec(call.tool) if call.tool and registry.has_tool(call.tool) else None
+        self._icon_name = spec.display.icon if spec is not None else "tool"
+        mono = bool(spec is not None and spec.display.monospace)
+        if mono != self._mono:
+            self._mono = mono
+            self.result.setFont(theme.mono_font() if mono else QFont())  # QFont(): the inherited font again
+            if self._full is not None:
+                self._full.setFont(theme.mono_font() if mono else QFont())
+        if self._arguments is not None:
+            self._arguments.setText(readable_arguments(call.arguments))
+        if self._full is not None:
+            self._full.clear()  # the old call's whole output is not kept (update_from shows the new one's)
+        if self._feedback is not None:
+            self._feedback.clear()
+            self._feedback.setVisible(False)
+        self.toggle.blockSignals(True)
+        self.toggle.setChecked(item.expanded)
+        self.toggle.blockSignals(False)
+        self._toggle_arguments(item.expanded)
         self.restyle()
         self.retranslate()
 
@@ -264,8 +293,7 @@ class ToolCallCard(QFrame):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             label.setWordWrap(True)
             label.setVisible(False)
-            c = theme.colors()
-            label.setStyleSheet(f"background:{c.code_bg}; border-radius:6px; padding:8px; color:{c.text};")
+            label.setObjectName("CardArguments")  # the code background: a rule of the theme's style sheet
             self._outer.insertWidget(1, label)
             self._arguments = label
         return self._arguments
@@ -290,8 +318,7 @@ class ToolCallCard(QFrame):
             edit.setFont(theme.mono_font() if self._mono else self.font())
             edit.setMaximumHeight(FULL_OUTPUT_HEIGHT)
             edit.setVisible(False)
-            c = theme.colors()
-            edit.setStyleSheet(f"QPlainTextEdit {{ background:{c.code_bg}; color:{c.text}; }}")
+            edit.setObjectName("CardFullOutput")
             self._outer.insertWidget(self._outer.indexOf(self.result) + 1, edit)
             self._full = edit
         return self._full
@@ -302,7 +329,7 @@ class ToolCallCard(QFrame):
             label = QLabel()  # "Could not open …"
             label.setObjectName("CardFeedback")
             label.setWordWrap(True)
-            label.setStyleSheet(f"color:{theme.colors().danger};")
+            theme.tint(label, theme.colors().danger)
             self._outer.addWidget(label)
             self._feedback = label
         return self._feedback
@@ -311,6 +338,9 @@ class ToolCallCard(QFrame):
     def restyle(self) -> None:
         c = theme.colors()
         self.icon.setPixmap(icons.pixmap(self._icon_name, 18, c.accent))
+        for row in self._file_rows:
+            for glyph in row.findChildren(QLabel, "FileGlyph"):
+                glyph.setPixmap(icons.pixmap("document", 16, c.muted))
 
     def retranslate(self) -> None:
         call = self.call
@@ -318,7 +348,7 @@ class ToolCallCard(QFrame):
         action = action_name(self._registry, call.tool, call.action)
         self.title.setText(tool_name(self._registry, call))
         self.action_label.setText(f"· {action}")
-        self.action_label.setStyleSheet(f"color:{c.muted};")
+        theme.tint(self.action_label, c.muted)
         self.title.setToolTip(f"{call.function}" if call.function else "")
         self.toggle.setText(tr("card.arguments"))
         for button, key in self._file_buttons:
@@ -355,7 +385,7 @@ class ToolCallCard(QFrame):
         color = theme.status_color(call.status)
         self.status_icon.setPixmap(icons.status_icon(call.status))
         self.status.setText(call_status_text(call))
-        self.status.setStyleSheet(f"color:{color};")
+        theme.tint(self.status, color)
         running = call.status == "running"
         if running or self._progress is not None:
             self.progress.setVisible(running)
@@ -373,16 +403,16 @@ class ToolCallCard(QFrame):
             self._set_why(tr(key) if key else "", c.danger if call.status in ("error", "timeout") else c.warning)
             words = key is None or call.status in TOOL_WORDS
             self._show_result(result_text(call) if words else "", call.status in ("error", "timeout"))
-            if call.files and not self._file_rows:
-                self._add_files([Path(f) for f in call.files])
+            self._show_files([Path(f) for f in call.files])
         else:
             self._set_why("", None)
             self._show_result("", False)
+            self._show_files([])
         content_resized(self)
 
     def _set_why(self, text: str, color: str | None) -> None:
         self.why.setText(text)
-        self.why.setStyleSheet(f"color:{color or theme.colors().muted};")
+        theme.tint(self.why, color or theme.colors().muted)
         self.why.setVisible(bool(text))
 
     def _show_result(self, text: str, failed: bool) -> None:
@@ -390,7 +420,7 @@ class ToolCallCard(QFrame):
         short, cut = preview(text)
         full = self.item.full_output and cut
         self.result.setText(short)
-        self.result.setStyleSheet(f"color:{c.danger if failed else c.muted};")
+        theme.tint(self.result, c.danger if failed else c.muted)
         self.result.setVisible(bool(short) and not full)
         if full and self.full.toPlainText() != text.strip():
             self.full.setPlainText(text.strip())
@@ -401,37 +431,47 @@ class ToolCallCard(QFrame):
         truncated = self.call.truncated and full
         self.more.setToolTip(tr("card.truncated") if truncated else "")
 
-    def _add_files(self, paths: list[Path]) -> None:
-        for path in paths:
-            row = FileRow()
-            layout = row.buttons
-            glyph = QLabel()
-            glyph.setPixmap(icons.pixmap("document", 16, theme.colors().muted))
-            row.name_box.addWidget(glyph)
-            name = ElidedLabel(path.name)
-            mark_content(name)
-            name.setToolTip(str(path))
-            row.name_box.addWidget(name, 1)
-            open_button = QPushButton(tr("card.open"))
-            self._file_buttons.append((open_button, "card.open"))
-            open_button.setProperty("flat", True)
-            open_button.clicked.connect(lambda _=False, p=path: self._actions.open_path(p, self.item_report()))
-            layout.addWidget(open_button)
-            reveal = QPushButton(tr("card.reveal"))
-            self._file_buttons.append((reveal, "card.reveal"))
-            reveal.setProperty("flat", True)
-            reveal.clicked.connect(lambda _=False, p=path: self._actions.reveal_path(p, self.item_report()))
-            layout.addWidget(reveal)
-            phone = QPushButton(icons.icon("phone"), tr("card.send_phone"))
-            self._file_buttons.append((phone, "card.send_phone"))
-            phone.setObjectName("SendToPhone")
-            phone.setProperty("flat", True)
-            phone.clicked.connect(lambda _=False, p=path: self._send(p))
-            layout.addWidget(phone)
-            layout.addStretch(1)
-            self.files_box.addWidget(row)
-            self._file_rows.append(row)
-        self.refresh_phone()
+    def _show_files(self, paths: list[Path]) -> None:
+        """One row per produced file (rows of an earlier call are reused, the extra ones hidden)."""
+        while len(self._file_rows) < len(paths):
+            self._file_rows.append(self._new_file_row())
+        for row, path in zip(self._file_rows, paths, strict=False):
+            row.path = path
+            assert row.name is not None
+            row.name.setText(path.name)
+            row.name.setToolTip(str(path))
+            row.setVisible(True)
+        for row in self._file_rows[len(paths) :]:
+            row.setVisible(False)
+        if paths:
+            self.refresh_phone()
+
+    def _new_file_row(self) -> FileRow:
+        row = FileRow()
+        layout = row.buttons
+        glyph = QLabel()
+        glyph.setObjectName("FileGlyph")
+        glyph.setPixmap(icons.pixmap("document", 16, theme.colors().muted))
+        row.name_box.addWidget(glyph)
+        row.name = ElidedLabel()
+        mark_content(row.name)
+        row.name_box.addWidget(row.name, 1)
+        for key, name, act in (
+            ("card.open", "OpenFile", lambda: self._actions.open_path(row.path, self.item_report())),
+            ("card.reveal", "RevealFile", lambda: self._actions.reveal_path(row.path, self.item_report())),
+            ("card.send_phone", "SendToPhone", lambda: self._send(row.path)),
+        ):
+            button = QPushButton(tr(key))
+            if name == "SendToPhone":
+                button.setIcon(icons.icon("phone"))
+            self._file_buttons.append((button, key))
+            button.setObjectName(name)
+            button.setProperty("flat", True)
+            button.clicked.connect(lambda _=False, act=act: act())
+            layout.addWidget(button)
+        layout.addStretch(1)
+        self.files_box.addWidget(row)
+        return row
 
     def item_report(self) -> Report:
         """A ``report`` that reaches this card's item (and its widget, if it is still shown)."""

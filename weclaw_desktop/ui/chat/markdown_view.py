@@ -94,7 +94,7 @@ class MarkdownView(QTextBrowser):
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; border: none; padding: 0; }")
+        self.setObjectName("MarkdownView")  # transparent, no frame: a rule of the theme's style sheet
         self.document().setDocumentMargin(2)
         self.document().setIndentWidth(LIST_INDENT)  # Qt's 40 px per level pushes sub-lists far right
         self.document().setDefaultStyleSheet(document_style())
@@ -123,7 +123,9 @@ class MarkdownView(QTextBrowser):
         height scaled from the real one; the real width's answer follows as soon as the view has it."""
         doc = self.document()
         current = doc.textWidth()
-        if current <= 0 or not self.isVisible():  # not on screen yet (made or rebound just now): exact
+        if (current <= 0 or not self.isVisible()) and abs(current - width) >= 1:
+            # not on screen yet (made or rebound just now): exact. Setting the width lays the whole
+            # document out again even when it is the same width, so only a new width is set.
             doc.setTextWidth(width)
             current = width
         height = math.ceil(doc.size().height()) + 2

@@ -12,11 +12,18 @@ The widget may be destroyed and made again at any time (the chat keeps only the 
 screen): features fill the slots from the item's state in a *decorator* registered with
 :meth:`weclaw_desktop.ui.chat_view.ChatView.add_message_decorator`, which runs for every message widget
 made, and keep their own state in ``item.data``.
+
+A dropped widget may be *rebound* to another message of its role: its slots are emptied first. A slot
+widget marked ``setProperty(REUSABLE, True)`` is not deleted then but kept aside, hidden and out of the
+layout, for the decorator that made it to take back (:meth:`MessageWidget.take_spare`) and fill with the
+new item's state (a message's action bar: its buttons cost more to make than to relabel); what no
+decorator took is deleted after the decorators ran (:meth:`MessageWidget.drop_spares`).
 """
 
 from __future__ import annotations
 
 import time
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QRect, QSize
 from PySide6.QtGui import QResizeEvent
@@ -32,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from weclaw_desktop.i18n import tr
+from weclaw_desktop.ui.chat.column import REPORTS_RESIZES
 from weclaw_desktop.ui.chat.items import MessageItem
 from weclaw_desktop.ui.chat.markdown_view import MessageBody, content_resized
 from weclaw_desktop.ui.markdown import Renderer
@@ -41,6 +49,9 @@ RENDER_INTERVAL_MS = 60
 #: The user's bubble takes at most this share of the column.
 USER_SHARE = 0.8
 BUBBLE_PAD = (14, 10, 14, 8)  # left, top, right, bottom
+#: The property of a slot widget that a rebound message keeps aside for its decorator (see the module docstring).
+REUSABLE = "reusableSlotWidget"
+W = TypeVar("W", bound=QWidget)
 
 
 def when_text(ts: float) -> str:
@@ -64,6 +75,7 @@ class MessageWidget(QWidget):
     ) -> None:
         super().__init__(parent)
         mark_content(self)  # the user's and the model's words
+        self.setProperty(REPORTS_RESIZES, True)  # the bubble's layout requests become this widget's (event())
         self.item = item
         self.role = item.role
         self._renderer = renderer
@@ -72,6 +84,7 @@ class MessageWidget(QWidget):
         self.setSizePolicy(policy)
         self.rendered_html: str | None = html  # the finished text's HTML (the chat caches it)
         self.thinking: QWidget | None = None  # the "Thinking" block in the top slot, when the model thought
+        self._spares: list[QWidget] = []  # reusable slot widgets of the item shown before (see unbind)
 
         self.bubble = QFrame(self)
         self.bubble.setObjectName("UserBubble" if item.role == "user" else "Bubble")
@@ -99,9 +112,10 @@ class MessageWidget(QWidget):
     # --- recycling (the chat keeps a few dropped widgets and rebinds them: making one costs ms) ------
     def unbind(self) -> None:
         """Empty the widget for another item: whatever decorators and the thinking block put in the slots
-        is deleted, highlights are removed."""
+        is deleted (a REUSABLE one is kept aside for :meth:`take_spare`), highlights are removed."""
+        self.drop_spares()
         for name in ("top", "chips", "actions"):
-            _empty(self.slot(name))
+            _empty(self.slot(name), self._spares)
         self.thinking = None
         for view in self.body.views:
             view.setExtraSelections([])
@@ -115,6 +129,22 @@ class MessageWidget(QWidget):
         self.rendered_html = html
         self.render_now()
         self.retranslate()
+
+    def take_spare(self, kind: type[W]) -> W | None:
+        """A REUSABLE slot widget of type ``kind`` the previous item's decorators left, to fill and put back in
+        a slot; None when there is none (a new widget, or the last item had none)."""
+        for i, widget in enumerate(self._spares):
+            if isinstance(widget, kind):
+                del self._spares[i]
+                return widget
+        return None
+
+    def drop_spares(self) -> None:
+        """Delete the kept slot widgets no decorator took back (the chat calls this after the decorators)."""
+        for widget in self._spares:
+            widget.setParent(None)  # hidden and out of every layout: no longer found among the children
+            widget.deleteLater()
+        self._spares = []
 
     # --- the API for features -------------------------------------------------------------------
     def slot(self, name: str) -> QBoxLayout:
@@ -219,7 +249,7 @@ class MessageWidget(QWidget):
         return super().event(event)
 
 
-def _empty(layout: QLayout) -> None:
+def _empty(layout: QLayout, spares: list[QWidget]) -> None:
     while layout.count():
         entry = layout.takeAt(0)
         if entry is None:
@@ -227,8 +257,11 @@ def _empty(layout: QLayout) -> None:
         widget = entry.widget()
         if widget is not None:
             widget.hide()
-            widget.deleteLater()
+            if widget.property(REUSABLE):
+                spares.append(widget)
+            else:
+                widget.deleteLater()
         else:
             inner = entry.layout()
             if inner is not None:
-                _empty(inner)
+                _empty(inner, spares)

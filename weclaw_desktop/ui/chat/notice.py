@@ -27,6 +27,7 @@ class NoticeWidget(QLabel):
         self.item = item
         self.message = item.message
         self.kind = item.kind
+        self.setObjectName("ChatNotice")
         self.setWordWrap(True)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -61,7 +62,7 @@ class NoticeWidget(QLabel):
     def restyle(self) -> None:
         c = theme.colors()
         color = {"error": c.danger, "warning": c.warning}.get(self.kind, c.muted)
-        self.setStyleSheet(f"color:{color}; padding: 4px 12px;")
+        theme.tint(self, color)  # its padding is a rule of the theme's style sheet (QLabel#ChatNotice)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange and isinstance(self.message, Text):
