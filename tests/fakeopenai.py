@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import ssl
 import time
 from collections import deque
 from collections.abc import Callable
@@ -158,8 +159,10 @@ def hang_reply(*text: str) -> Reply:
 class FakeOpenAI:
     """The server. ``await start()`` (or ``async with``) before use; :attr:`base_url` ends in ``/v1``."""
 
-    def __init__(self, *, model: str = "fake-model") -> None:
+    def __init__(self, *, model: str = "fake-model", tls: ssl.SSLContext | None = None) -> None:
+        """``tls``: a server context to serve https (see :func:`tls_pair`)."""
         self.model = model
+        self.tls = tls
         self.script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []  # JSON bodies, in order
         self.headers: list[dict[str, str]] = []  # request headers, same order
@@ -181,7 +184,7 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}/v1"
 
     def tool_names(self, request: int = -1) -> list[str]:
         """Function names sent in one request (default: the last)."""
@@ -202,7 +205,7 @@ class FakeOpenAI:
         self._add_routes(app)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self.tls)
         await site.start()
         server = site._server
         assert server is not None and server.sockets  # type: ignore[attr-defined]

@@ -8,7 +8,9 @@
   per context: truststore itself would reload the CA file at every connection (tens of ms each).
 - Nowhere (a bare container without ``ca-certificates``): certifi's bundle, shipped inside the app.
 
-:func:`trust` says which, for the self-test and ``weclaw doctor``.
+:func:`trust` says which, for the self-test and ``weclaw doctor``. :func:`shared_ssl_context` is the one
+context the model clients share: loading the CA file takes 50-80 ms, so it is loaded once per process (and
+off the UI thread: the provider builds its client in a worker thread).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import re
 import ssl
 import sys
+import threading
 from dataclasses import dataclass
 
 log = logging.getLogger("weclaw.net")
@@ -121,3 +124,17 @@ def ssl_context() -> ssl.SSLContext:
     if found.how == "folder":
         return ssl.create_default_context(capath=found.where)
     return ssl.create_default_context(cafile=found.where)
+
+
+_shared: ssl.SSLContext | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_ssl_context() -> ssl.SSLContext:
+    """One verifying client context for the whole process, built on first use (thread-safe). A client
+    context can serve any number of connections; nobody changes it after it was built."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ssl_context()
+        return _shared

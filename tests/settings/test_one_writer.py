@@ -5,7 +5,8 @@
    ``save``/``load`` of its own.
 2. At run time: an audit hook sees every open-for-writing, rename and delete of a file in the config
    folder while the real GUI writers run (tool switch, settings dialog with the MCP page, phone link
-   settings, window geometry) and the CLI readers (doctor); each write must come from the store's code.
+   settings, window geometry) and the CLI readers (doctor); each write must come from the store's code
+   (the GUI's store writes on its writer thread: the hook walks that thread's stack to the store).
 """
 
 from __future__ import annotations
@@ -159,13 +160,16 @@ async def test_every_gui_writer_goes_through_the_store(
     window = build_window(store, tools_json=write_tools(tmp_path))
     create_runtime(window, api_key=TEST_KEY, logs=False)
     services = AppServices(window, app_paths())
-    try:
+    try:  # the window's store writes behind: each step is flushed, so saves are not merged into one write
         window.switch_tool("echo", False)  # the tool panel's switch
+        assert store.flush() is None
         dialog = window.open_settings()  # Settings dialog, with the MCP page added by the services
         dialog.agent_page.max_rounds.setValue(5)
         assert dialog.save(), dialog.message.text()
+        assert store.flush() is None
         services.companion.settings.auto_accept = True  # what the pairing dialog does, then it says so
         services._companion_settings_changed()
+        assert store.flush() is None
         window.resize(900, 640)
     finally:
         await services.stop()

@@ -64,6 +64,7 @@ async def test_the_notice_names_the_field_the_effect_and_the_copy(fake_openai: F
 
     notice.accept_button.click()  # "Use these values": the store writes them, the notice goes
     assert not notice.isVisible()
+    assert store.flush() is None  # the window's store writes off the UI thread
     assert read_json()["agent"]["max_rounds"] == 12
 
 
@@ -111,12 +112,14 @@ async def test_the_tool_switch_reaches_the_dispatcher_through_the_store(
     rt = window.runtime
     item = window.tool_panel.item_for("echo")
     item.setCheckState(0, Qt.CheckState.Unchecked)
+    assert store.flush() is None
     assert read_json()["tools"]["policy"]["disabled"] == ["echo", "shouty"]
     assert rt.dispatcher.policy.disabled == ["echo", "shouty"]
     assert window.board.state("echo") == "off"
 
     rt._unsubscribe()  # prove the path: without the subscription nothing else updates the dispatcher
     item.setCheckState(0, Qt.CheckState.Checked)
+    assert store.flush() is None
     assert read_json()["tools"]["policy"]["disabled"] == ["shouty"]
     assert rt.dispatcher.policy.disabled == ["echo", "shouty"]
 
@@ -131,6 +134,7 @@ async def test_a_locked_tool_shows_why_and_its_switch_unlocks_it(fake_openai: Fa
     item.setCheckState(0, Qt.CheckState.Checked)
     assert window.board.state("faulty") == "available"
     assert window.runtime.dispatcher.policy.enabled == ["faulty"]
+    assert window.store.flush() is None
     assert read_json()["tools"]["policy"]["deny"] == "faulty"  # the user's text stays for them to fix
 
 
@@ -141,5 +145,6 @@ async def test_window_geometry_is_saved_through_the_store_and_keeps_the_bad_fiel
     window = await window_on(SettingsStore.open())
     window.resize(1000, 700)
     window.quit_app()
+    assert window.store.flush() is None  # what the app does when it quits
     doc = read_json()
     assert doc["ui"]["window_geometry"] and doc["agent"]["max_rounds"] == "ten"

@@ -44,7 +44,8 @@ async def test_several_configurations_are_edited_and_saved_each_with_its_own_key
     assert work.api_key_name == "api_key.work-openai" and work.api_key_name != s.providers.entries[0].api_key_name
     assert window.secrets.get("api_key.work-openai") == "sk-work-key"
     assert s.providers.active == "Work OpenAI"
-    # read back from the file: the store wrote it
+    # read back from the file: the store wrote it (off the UI thread: wait for it)
+    assert window.store.flush() is None
     assert SettingsStore.open().settings.providers == s.providers
 
 

@@ -83,12 +83,14 @@ async def test_switching_a_tool_off_is_saved_and_enforced(make_window: Any, fake
     assert window.board.state("work") == "off"
     assert window.tool_panel.status_text("work") == "Switched off"
     assert "switched this tool off" in window.tool_panel.tooltip_for("work")
+    assert window.store.flush() is None  # written off the UI thread
     assert SettingsStore.open().settings.tools.policy.disabled == ["work"]  # saved
     await window.controller.send("hi")
     await until(lambda: not window.composer.busy)
     assert not any(name.startswith("work_") for name in fake_openai.tool_names(-1))  # enforced
     assert "echo_say" in fake_openai.tool_names(-1)
     item.setCheckState(0, Qt.CheckState.Checked)
+    assert window.store.flush() is None
     assert SettingsStore.open().settings.tools.policy.disabled == []
     await window.controller.send("again")
     await until(lambda: not window.composer.busy)

@@ -34,6 +34,7 @@ async def close_windows(windows: list[Any]) -> None:
     for window in windows:
         window.quit_app()
         await window.controller.shutdown()
+        await asyncio.to_thread(window.store.flush)  # as the app does at quit: the last saves reach the file
         window.deleteLater()
     await asyncio.sleep(0.05)
 

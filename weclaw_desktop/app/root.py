@@ -112,6 +112,21 @@ async def load_services(
     return services
 
 
+async def warm_provider(loader: asyncio.Future[AgentRuntime]) -> None:
+    """Build the model client ahead of the first message, in a worker thread (the TLS trust and the http
+    transport's first set-up take ~0.3 s). Not configured yet: the first request after setup builds it,
+    off the UI thread as well."""
+    from weclaw_desktop.agent.provider import ProviderError
+
+    await asyncio.wait({loader})
+    if loader.cancelled() or loader.exception() is not None:
+        return  # reported by the loader's own task
+    try:
+        await loader.result().provider.ready()
+    except ProviderError as exc:
+        log.debug("model client not built ahead: %s", exc)
+
+
 def _log_failure(task: asyncio.Future[Any]) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("start-up step failed", exc_info=task.exception())
@@ -130,7 +145,7 @@ async def run(
     window.quit_requested.connect(finished.set)
     loader = asyncio.ensure_future(load_runtime(window, paths))
     started = [] if started is None else started
-    tasks: list[asyncio.Future[Any]] = [loader]
+    tasks: list[asyncio.Future[Any]] = [loader, asyncio.ensure_future(warm_provider(loader))]
     if services:
         tasks.append(asyncio.ensure_future(load_services(window, paths, started, after=loader)))
     for task in tasks:
@@ -143,6 +158,9 @@ async def run(
     await window.controller.shutdown()
     for service in started:
         await service.stop()
+    unsaved = await asyncio.to_thread(window.store.flush)  # the last saves (window geometry) reach the file
+    if unsaved is not None:
+        log.error("settings not saved at quit: %s", unsaved)
     if single is not None:
         single.close()
     return 0

@@ -15,13 +15,26 @@ Save: the candidate is validated as a whole, merged over the document as read (u
 a field still at its fallback gets the user's original value back, so a fix by hand is never lost and
 the problem is still reported), written to a temp file, fsynced and renamed over the file. Saves are
 serialised by a re-entrant lock (threads, and subscribers that save again); subscribers run on the
-saving thread, in order, after the file was written, with the new settings and the sections that
-changed. A subscriber that fails is logged and does not stop the others.
+saving thread, in order, with the new settings and the sections that changed. A subscriber that fails
+is logged and does not stop the others.
+
+Two ways to write (the settings in memory and the notifications are the same in both):
+
+- synchronous (the default; the CLI, tools, tests): the file is written before the settings change in
+  memory; ``save`` raises OSError when it cannot be, and nothing changed then.
+- write-behind (``store.write_behind(report)``; the GUI, whose thread must not wait for the disk's
+  fsync): the settings change in memory and subscribers hear of it at once; the file is written by the
+  store's one writer thread. Writes keep the order of the saves; when saves come faster than the disk,
+  the writer skips to the newest document (the last save wins on disk; an older one never lands after
+  a newer one). ``report(error)`` is called on the writer thread when a write fails (the old file stays
+  whole; the settings stay in use; the next save or ``flush`` tries again) and with None when a write
+  succeeds after one failed. ``flush()`` waits for the writes (the app calls it when it quits).
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import os
 import sys
@@ -29,6 +42,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +74,8 @@ class SettingsChange:
 
 
 Subscriber = Callable[[SettingsChange], None]
+#: ``report(error)`` of write-behind: the OSError of a failed write, None when writing works again.
+WriteReport = Callable[[OSError | None], None]
 
 
 @dataclass
@@ -90,6 +106,7 @@ class SettingsStore:
         self.paths = paths or app_paths()
         self._migrations = migrations
         self._lock = threading.RLock()
+        self._writer: _Writer | None = None
         if settings is not None:
             self._state = _State(_copy(settings), [], [], None)
         else:
@@ -132,6 +149,7 @@ class SettingsStore:
     def reload(self) -> SettingsChange:
         """Read the file again (after the user fixed it by hand) and tell the subscribers."""
         with self._lock:
+            self.flush()  # a write still on its way would land over what the user fixed
             previous = self._state.settings
             state = self._read()
             state.subscribers = self._state.subscribers
@@ -205,13 +223,14 @@ class SettingsStore:
     def save(self, settings: Settings) -> SettingsChange:
         """Validate ``settings`` (pydantic ValidationError if it is not valid), write it, notify.
 
-        Raises OSError when the file cannot be written; the settings in use are unchanged then."""
+        Synchronous: raises OSError when the file cannot be written; the settings in use are unchanged
+        then. Write-behind: never raises OSError (the write is queued; a failure goes to ``report``)."""
         checked = Settings.model_validate(settings.model_dump())
         checked.mcp_invalid = list(settings.mcp_invalid)
         with self._lock:
             state = self._state
             doc, restores, invalid = self._document(checked)
-            self._write(doc)
+            self._write(doc)  # write-behind: queued (the file follows), synchronous: written or raises
             checked.mcp_invalid = invalid
             previous = state.settings
             before = len(state.problems)
@@ -253,12 +272,42 @@ class SettingsStore:
         doc["version"] = max(file_version(base or {}), CURRENT_VERSION)
         return doc, pending, invalid
 
-    def _write(self, doc: dict[str, Any]) -> None:
-        import json
+    # --- write-behind -----------------------------------------------------------------------------
+    def write_behind(self, report: WriteReport | None = None) -> None:
+        """From now on write the file on the store's writer thread (see the module docstring); ``report``
+        hears of failed writes (on the writer thread: hand it on to your own thread)."""
+        with self._lock:
+            if self._writer is None:
+                self._writer = _Writer(self._write_doc)
+            self._writer.report = report
 
+    def flush(self, timeout: float | None = None) -> OSError | None:
+        """Wait until every save so far is on disk (a write that failed is tried once more). Returns the
+        error when the file still holds older settings (None: written, or nothing to write). Synchronous
+        stores have nothing pending."""
+        writer = self._writer
+        return writer.flush(timeout) if writer is not None else None
+
+    @property
+    def unsaved(self) -> bool:
+        """True while the settings in use are not (yet) all in the file (write-behind only)."""
+        writer = self._writer
+        return writer is not None and writer.unsaved
+
+    def _write(self, doc: dict[str, Any]) -> None:
+        """Write-behind: hand ``doc`` to the writer (no one changes a document after it was made: each
+        save builds a new one); synchronous: write it now."""
+        if self._writer is not None:
+            self._writer.submit(doc)
+        else:
+            self._write_doc(doc)
+
+    def _write_doc(self, doc: dict[str, Any]) -> None:
+        """Temp file beside it, fsync, rename over it (and sync the folder): a reader never sees half a
+        file and a failed write leaves the old one whole."""
+        text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
         path = self.path
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json.tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -300,6 +349,77 @@ class SettingsStore:
         return change
 
 
+class _Writer:
+    """The store's one writer thread (write-behind): the newest document waiting, written in order.
+
+    ``submit`` replaces what waits (an older document not yet written is skipped: the newer one holds
+    all of it) and gives the worker a turn; the single worker thread writes what waits, then what came
+    meanwhile. The worker of a ThreadPoolExecutor is joined when Python exits, so a write on its way is
+    finished even when nobody calls :meth:`flush`."""
+
+    def __init__(self, write: Callable[[dict[str, Any]], None]) -> None:
+        self._write = write
+        self._cond = threading.Condition()
+        self._waiting: dict[str, Any] | None = None  # the newest document not yet written
+        self._failed: tuple[dict[str, Any], OSError] | None = None  # the newest document, when it failed
+        self._busy = False  # the worker is writing a document
+        self._failing = False  # the last write failed (the next good one is reported too)
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="weclaw-settings")
+        self.report: WriteReport | None = None
+
+    @property
+    def unsaved(self) -> bool:
+        with self._cond:
+            return self._busy or self._waiting is not None or self._failed is not None
+
+    def submit(self, doc: dict[str, Any]) -> None:
+        with self._cond:
+            self._waiting = doc
+            self._failed = None  # the new document holds everything the failed one did
+        self._pool.submit(self._run)
+
+    def _run(self) -> None:
+        with self._cond:
+            doc, self._waiting = self._waiting, None
+            if doc is None:
+                return  # an earlier turn wrote it already
+            self._busy = True
+        error: OSError | None = None
+        try:
+            self._write(doc)
+        except OSError as exc:
+            error = exc
+            log.error("settings not saved (still in use; tried again at the next save): %s", exc)
+        with self._cond:
+            self._busy = False
+            if self._waiting is None:
+                self._failed = (doc, error) if error is not None else None
+            was_failing, self._failing = self._failing, error is not None
+            self._cond.notify_all()
+        report = self.report
+        if report is not None and (error is not None or was_failing):
+            try:
+                report(error)
+            except Exception:
+                log.exception("settings write report %r failed", report)
+
+    def flush(self, timeout: float | None = None) -> OSError | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            retry = self._failed is not None and self._waiting is None and not self._busy
+            if retry and self._failed is not None:
+                self._waiting, self._failed = self._failed[0], None
+        if retry:
+            self._pool.submit(self._run)
+        with self._cond:
+            while self._busy or self._waiting is not None:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return TimeoutError("the settings are still being written")
+                self._cond.wait(left)
+            return self._failed[1] if self._failed is not None else None
+
+
 # --- helpers --------------------------------------------------------------------------------------------
 def _copy(settings: Settings) -> Settings:
     out = settings.model_copy(deep=True)
@@ -334,7 +454,7 @@ def _merge(cls: Any, raw: dict[str, Any], dump: dict[str, Any]) -> dict[str, Any
         if sub is not None and isinstance(raw.get(name), dict) and isinstance(dump[name], dict):
             out[name] = _merge(sub, raw[name], dump[name])
         else:
-            out[name] = copy.deepcopy(dump[name])
+            out[name] = dump[name]  # a fresh model_dump: nobody else holds it
     for key, value in raw.items():
         if key not in cls.model_fields:
             out[key] = copy.deepcopy(value)

@@ -10,7 +10,11 @@ Plug-in points for other components:
 
 Settings come from the :class:`SettingsStore` (``window.store``): the window reads ``store.settings``,
 writes through ``store.update`` (tool switches, window geometry) and follows the store's notifications
-(theme, tool panel, provider label, the notice about settings that could not be read).
+(theme, tool panel, provider label, the notice about settings that could not be read). The store writes
+the file behind (off the UI thread); a write that fails is a notice in the chat.
+
+The keyboard (shortcut handlers, Up to edit the last message, a call opened from the Calls tab) is the
+base class :class:`~weclaw_desktop.ui.window_keys.WindowKeys`.
 """
 
 from __future__ import annotations
@@ -22,13 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSignalBlocker, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QResizeEvent, QTextCursor
+import shiboken6
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
     QLabel,
-    QMainWindow,
     QSizePolicy,
     QSplitter,
     QStackedWidget,
@@ -55,6 +59,7 @@ from weclaw_desktop.ui.composer import Composer
 from weclaw_desktop.ui.find_bar import FindBar
 from weclaw_desktop.ui.sessions_sidebar import SessionsSidebar
 from weclaw_desktop.ui.settings_notice import SettingsNotice
+from weclaw_desktop.ui.settings_write_banner import SettingsWriteBanner
 from weclaw_desktop.ui.setup_panel import SetupPanel, WelcomePanel
 from weclaw_desktop.ui.tasks import TaskSet
 from weclaw_desktop.ui.tool_board import ToolBoard
@@ -63,6 +68,7 @@ from weclaw_desktop.ui.tool_panel import ToolPanel
 from weclaw_desktop.ui.tool_panel_mcp import mode_saver
 from weclaw_desktop.ui.translation import resolve as resolve_language
 from weclaw_desktop.ui.translation import set_ui_language
+from weclaw_desktop.ui.window_keys import WindowKeys
 from weclaw_desktop.ui.window_parts import CHAT_MIN, MIN_HEIGHT, MIN_WIDTH, PANEL_MIN, KeyringBanner, PanelFitter
 
 if TYPE_CHECKING:
@@ -73,9 +79,11 @@ PHONE_STATES = ("off", "waiting", "connected", "error")
 log = logging.getLogger("weclaw.ui")
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowKeys):
     phone_requested = Signal()
     quit_requested = Signal()
+    #: the store's writer thread reports a failed (OSError) or recovered (None) write: queued to this thread
+    settings_write_reported = Signal(object)
 
     def __init__(
         self,
@@ -136,6 +144,8 @@ class MainWindow(QMainWindow):
         chat_layout.addWidget(self.settings_notice)
         self.keyring_banner = KeyringBanner(self.secrets)
         chat_layout.addWidget(self.keyring_banner)
+        self.write_banner = SettingsWriteBanner(self.retry_settings_write)
+        chat_layout.addWidget(self.write_banner)
         self.find_bar = FindBar(self.chat)
         chat_layout.addWidget(self.find_bar)
         chat_layout.addWidget(self.stack, 1)
@@ -194,6 +204,9 @@ class MainWindow(QMainWindow):
         self.tool_panel.call_activated.connect(self.show_call)
         self._restore_geometry()
         self._unsubscribe = self.store.subscribe(self._settings_changed)
+        # saves change the settings at once; the file (fsync: 15-50 ms) is written off the UI thread
+        self.settings_write_reported.connect(self._settings_write_reported)
+        self.store.write_behind(self._report_write)
         self._untheme = theme.subscribe(self._theme_changed)
         self.retranslate()
 
@@ -450,6 +463,23 @@ class MainWindow(QMainWindow):
         self.settings_notice.refresh()
         self.keyring_banner.refresh()
 
+    def _report_write(self, error: OSError | None) -> None:
+        """The store's report, on its writer thread: queued to the UI thread (not once the window is gone)."""
+        if shiboken6.isValid(self) and not self._quitting:
+            self.settings_write_reported.emit(error)
+
+    def _settings_write_reported(self, error: OSError | None) -> None:
+        """A save could not be written (the settings stay in use, the file keeps the old ones): the banner
+        says so until a write works again, and a notice in the chat says when it did."""
+        failing = self.write_banner.message != ""
+        self.write_banner.report(error, self.store.path)
+        if error is None and failing:
+            self.show_notice(Text("settings.write_ok"))
+
+    def retry_settings_write(self) -> None:
+        """The banner's Try again: write the settings in use (off the UI thread)."""
+        self._spawn(asyncio.to_thread(self.store.flush))
+
     def _registry_changed(self) -> None:
         """Throttled: the first change refreshes at once, changes within the next 30 ms once at its end."""
         if self._registry_timer.isActive():
@@ -474,104 +504,6 @@ class MainWindow(QMainWindow):
             restyle = getattr(part, "restyle", None)
             if callable(restyle):
                 restyle()
-
-    # --- keyboard (shortcuts.py declares the keys) ---------------------------------------------------
-    def shortcut_new_chat(self) -> None:
-        self.controller.spawn(self.controller.new_session())
-
-    def shortcut_find(self) -> None:
-        self.stack.setCurrentWidget(self.chat) if self.chat.has_content else None
-        self.find_bar.open_bar()
-
-    def shortcut_find_next(self) -> None:
-        if not self.find_bar.isVisible():
-            self.find_bar.open_bar()
-        else:
-            self.find_bar.find_next()
-
-    def shortcut_find_previous(self) -> None:
-        if not self.find_bar.isVisible():
-            self.find_bar.open_bar()
-        else:
-            self.find_bar.find_previous()
-
-    def shortcut_jump(self) -> None:
-        """Ctrl+K: type to find a chat, Enter opens the first one listed, Down goes into the list."""
-        if not self.sidebar.isVisible():
-            self.sidebar_action.setChecked(True)
-        self.sidebar.search.setFocus()
-        self.sidebar.search.selectAll()
-
-    def shortcut_stop(self) -> None:
-        """Esc: close the find bar if it is open, else stop the answer being written."""
-        if self.find_bar.isVisible():
-            self.find_bar.close_bar()
-        elif self.controller.handle is not None and self.controller.handle.running:
-            self.controller.stop()
-
-    def shortcut_settings(self) -> None:
-        self.open_settings()
-
-    def _set_sidebar(self, shown: bool) -> None:
-        self.sidebar.setVisible(shown)
-        blocker = QSignalBlocker(self.sidebar_action)
-        self.sidebar_action.setChecked(shown)
-        del blocker
-
-    def shortcut_toggle_sidebar(self) -> None:
-        self.sidebar_action.toggle()
-
-    def shortcut_toggle_tools(self) -> None:
-        self.tools_action.trigger()
-
-    def shortcut_shortcuts(self) -> None:
-        dialog = shortcuts.ShortcutsDialog(self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.shortcuts_dialog = dialog
-        dialog.open()
-
-    def shortcut_quit(self) -> None:
-        self.quit_app()
-
-    def edit_last_message(self, item: object) -> None:
-        """Up in an empty composer: the last message goes back into the composer to be edited and sent again.
-        The conversation feature (#16) replaces this with edit-and-resend as a branch (connect
-        ``chat.edit_last_requested`` and disconnect this)."""
-        text = getattr(item, "text", "")
-        if text and not self.composer.edit.toPlainText():
-            self.composer.edit.setPlainText(text)
-            self.composer.edit.moveCursor(QTextCursor.MoveOperation.End)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (
-            watched is self.composer.edit
-            and event.type() == QEvent.Type.KeyPress
-            and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Up
-            and not event.modifiers()
-            and not self.composer.edit.toPlainText()
-        ):
-            last = self.chat.last_user_item()
-            if last is not None:
-                self.chat.edit_last_requested.emit(last)
-                return True
-        return super().eventFilter(watched, event)
-
-    def show_call(self, session_id: str, call_id: str) -> None:
-        """A call double-clicked in the Calls tab: its card, in its chat."""
-
-        async def go() -> None:
-            if session_id and session_id != self.controller.session_id:
-                await self.controller.open_session(session_id)
-            item = self.chat.calls.get(call_id)
-            if item is not None:
-                self.stack.setCurrentWidget(self.chat)
-                self.chat.scroll_to(item)
-                card = self.chat.widget_for(item)
-                if card is not None:
-                    card.setFocus()
-
-        self.controller.spawn(go())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -24,6 +24,8 @@ task that awaits :meth:`stream` (Stop) closes the HTTP response at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import json
 import logging
 import random
@@ -45,7 +47,7 @@ from weclaw_desktop.agent.provider.messages import echoed_fields, source_id
 from weclaw_desktop.agent.provider.profiles import Capabilities, Profile, profile_for
 from weclaw_desktop.agent.provider.request import ThinkingChoice, ThinkingUnsupported, build_body, check_thinking
 from weclaw_desktop.agent.provider.sse import Event, SSEReader
-from weclaw_desktop.net import ssl_context
+from weclaw_desktop.net import shared_ssl_context
 from weclaw_desktop.toolkit.redact import redact
 
 #: Longest stretch of stream parsing without letting the event loop run other work.
@@ -105,29 +107,51 @@ class Provider:
 
     @property
     def client(self) -> AsyncOpenAI:
+        """The SDK client, built here when it is not yet (blocking: on the loop, use :meth:`ready`)."""
         if self._client is None:
-            if not self.config.base_url:
-                raise ProviderError(
-                    "not_configured", "No model endpoint is set up. Choose a provider and model in Settings."
-                )
-            key = self.config.api_key
-            if not key:
-                if self.profile.needs_key and not _is_local(self.config.base_url):
-                    raise ProviderError(
-                        "auth",
-                        f"No API key for {self.config.base_url}. Enter it in Settings or set WECLAW_API_KEY.",
-                    )
-                key = NO_KEY_PLACEHOLDER
-            self._client = AsyncOpenAI(
-                base_url=self.config.base_url,
-                api_key=key,
-                timeout=httpx2.Timeout(self.config.timeout_s, connect=self.config.timeouts.connect_s),
-                max_retries=self.config.max_retries,
-                default_headers=self.config.extra_headers or None,
-                # system CAs, or certifi's where the system has none (a bundle on a bare Linux machine)
-                http_client=openai.DefaultAsyncHttpxClient(verify=ssl_context()),
-            )
+            self._client = self._build_client()
         return self._client
+
+    async def ready(self) -> AsyncOpenAI:
+        """The SDK client; the first time it is built in a worker thread: the TLS trust (the CA file, 50-80
+        ms, once per process) and the http client (its transport's first set-up, ~0.2 s) must not stall
+        the UI's loop. A provider built later (a switch of model or configuration) reuses the trust."""
+        if self._client is None:
+            built = await asyncio.to_thread(self._prepare)
+            if self._client is None:  # two first requests at once: the first one built wins
+                self._client = built
+        return self._client
+
+    def _prepare(self) -> AsyncOpenAI:
+        """In a worker thread: the client, and the import the first request would do on the loop (anyio
+        loads its asyncio backend when the connection pool first asks for it: ~15 ms)."""
+        client = self._build_client()
+        with contextlib.suppress(ImportError):
+            importlib.import_module("anyio._backends._asyncio")
+        return client
+
+    def _build_client(self) -> AsyncOpenAI:
+        if not self.config.base_url:
+            raise ProviderError(
+                "not_configured", "No model endpoint is set up. Choose a provider and model in Settings."
+            )
+        key = self.config.api_key
+        if not key:
+            if self.profile.needs_key and not _is_local(self.config.base_url):
+                raise ProviderError(
+                    "auth",
+                    f"No API key for {self.config.base_url}. Enter it in Settings or set WECLAW_API_KEY.",
+                )
+            key = NO_KEY_PLACEHOLDER
+        return AsyncOpenAI(
+            base_url=self.config.base_url,
+            api_key=key,
+            timeout=httpx2.Timeout(self.config.timeout_s, connect=self.config.timeouts.connect_s),
+            max_retries=self.config.max_retries,
+            default_headers=self.config.extra_headers or None,
+            # system CAs, or certifi's where the system has none (a bundle on a bare Linux machine)
+            http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()),
+        )
 
     async def close(self) -> None:
         if self._client is not None:
@@ -281,7 +305,8 @@ class Provider:
             response: httpx2.Response | None = None
             try:
                 async with asyncio.timeout(share):
-                    response = await self.client.post(
+                    client = await self.ready()
+                    response = await client.post(
                         "/chat/completions",
                         cast_to=httpx2.Response,
                         body=body,
@@ -344,7 +369,7 @@ class Provider:
         if self.profile.models.listing == "none":
             return [m for m in self.profile.models.known if not any(ch in m for ch in "*?[")]
         try:
-            page = await self.client.models.list()
+            page = await (await self.ready()).models.list()
         except openai.OpenAIError as exc:
             raise classify(exc, url=self.config.base_url, model=self.config.model, sent_tools=False) from exc
         return sorted({m.id for m in page.data})
@@ -385,19 +410,20 @@ class Provider:
 
     async def _endpoint_caps(self, model: str) -> Capabilities | None:
         kind = self.profile.models.capabilities
+        client = await self.ready()
         t = CAPABILITY_TIMEOUT_S
         if kind == "openrouter":
-            listing = await self.client.get("/models", cast_to=object, options={"max_retries": 0, "timeout": t})
+            listing = await client.get("/models", cast_to=object, options={"max_retries": 0, "timeout": t})
             return caps_mod.from_openrouter(listing, model)
         root = re.sub(r"/v1/?$", "", self.config.base_url.rstrip("/"))
         if kind == "ollama":
-            show = await self.client.post(
+            show = await client.post(
                 f"{root}/api/show", cast_to=object, body={"model": model}, options={"max_retries": 0, "timeout": t}
             )
             return caps_mod.from_ollama_show(show)
         if kind == "lmstudio":
             try:
-                listing = await self.client.get(
+                listing = await client.get(
                     f"{root}/api/v1/models", cast_to=object, options={"max_retries": 0, "timeout": t}
                 )
                 found = caps_mod.from_lmstudio(listing, model)
@@ -405,7 +431,7 @@ class Provider:
                     return found
             except openai.APIStatusError:
                 pass  # an LM Studio before 0.4: the v0 REST API
-            listing = await self.client.get(
+            listing = await client.get(
                 f"{root}/api/v0/models", cast_to=object, options={"max_retries": 0, "timeout": t}
             )
             return caps_mod.from_lmstudio(listing, model)
