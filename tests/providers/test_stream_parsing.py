@@ -117,3 +117,30 @@ def test_sse_last_event_without_blank_line_and_bom() -> None:
     reader = SSEReader()
     events = reader.feed(b'\xef\xbb\xbfdata: {"x": 1}\n\ndata: tail') + reader.finish()
     assert [e.data for e in events] == ['{"x": 1}', "tail"]
+
+
+def test_events_are_the_same_however_the_bytes_are_split() -> None:
+    """A burst (the whole answer in one read) and a trickle (a few bytes per read, line breaks of every kind
+    split anywhere) give the same events and comments: the reader cuts lines at a moving position and keeps
+    only the unfinished rest between reads."""
+    from weclaw_desktop.agent.provider.sse import SSEReader
+
+    body = b"".join(
+        (b'data: {"n": %d}\r\n\r\n' if i % 3 == 0 else b'data: {"n": %d}\n\n' if i % 3 == 1 else b'data: {"n": %d}\r\r')
+        % i
+        + (b": keep-alive\n" if i % 50 == 0 else b"")
+        for i in range(600)
+    )
+
+    def read(size: int) -> tuple[list[str], int]:
+        reader = SSEReader()
+        events = []
+        for i in range(0, len(body), size):
+            events += reader.feed(body[i : i + size])
+        events += reader.finish()
+        return [e.data for e in events], reader.comments
+
+    whole = read(len(body))
+    assert whole[0] == [f'{{"n": {i}}}' for i in range(600)] and whole[1] == 12
+    for size in (1, 2, 3, 7, 64, 4096):
+        assert read(size) == whole, f"reads of {size} bytes"

@@ -39,7 +39,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from weclaw_desktop.agent import events as ev
-from weclaw_desktop.agent.transcript import ShownCall, ShownMessage, Transcript, TurnEnd
+from weclaw_desktop.agent.transcript import Transcript
 from weclaw_desktop.i18n import Text
 from weclaw_desktop.toolkit.registry import ToolRegistry
 from weclaw_desktop.ui.chat.column import VirtualColumn
@@ -47,6 +47,7 @@ from weclaw_desktop.ui.chat.items import CallItem, ChatItem, MessageItem, Notice
 from weclaw_desktop.ui.chat.markdown_view import MarkdownView, content_resized, markdown_renderer, stable_split
 from weclaw_desktop.ui.chat.message_widget import RENDER_INTERVAL_MS, MessageWidget
 from weclaw_desktop.ui.chat.notice import NoticeWidget
+from weclaw_desktop.ui.chat.restore import transcript_items
 from weclaw_desktop.ui.markdown import warm_up_highlighting
 from weclaw_desktop.ui.thinking_block import ThinkingBlock
 from weclaw_desktop.ui.tool_board import CallInfo, ToolBoard
@@ -81,15 +82,6 @@ THINKING_T0 = "thinking_t0"
 THINKING_OPEN = "thinking_open"
 REASONING_PARTS = "reasoning_parts"  # the thinking streamed so far, joined when it ends
 MessageDecorator = Callable[[MessageWidget], None]
-
-#: How a turn that did not simply complete is marked in a restored chat.
-TURN_MARKS = {
-    "cancelled": ("chat.stopped", "warning"),
-    "max_rounds": ("chat.done.max_rounds", "warning"),
-    "loop_guard": ("chat.done.loop_guard", "warning"),
-    "interrupted": ("chat.interrupted", "warning"),
-    "running": ("chat.running_elsewhere", "info"),
-}
 
 
 class ChatView(VirtualColumn):
@@ -415,33 +407,7 @@ class ChatView(VirtualColumn):
     # --- restoring a stored chat ----------------------------------------------------------------
     def load_transcript(self, transcript: Transcript, *, running_here: Iterable[str] = ()) -> None:
         """Show a stored chat as it was: messages, tool cards, notices and the marks of unfinished turns."""
-        here = set(running_here)
-        items: list[ChatItem] = []
-        calls: dict[str, CallItem] = {}
-        for entry in transcript.entries:
-            if isinstance(entry, ShownMessage):
-                items.append(
-                    MessageItem.of(
-                        entry.role,
-                        entry.text,
-                        status=entry.status,
-                        created_at=entry.created_at,
-                        message_id=entry.id,
-                        run_id=entry.run_id,
-                        reasoning=entry.reasoning,
-                        reasoning_ms=entry.reasoning_ms,
-                    )
-                )
-            elif isinstance(entry, ShownCall):
-                item = CallItem(call=_call_info(entry))
-                calls[entry.call_id] = item
-                items.append(item)
-            elif isinstance(entry, TurnEnd):
-                if entry.status == "running" and entry.run_id in here:
-                    continue  # its live events follow
-                notice = _turn_notice(entry)
-                if notice is not None:
-                    items.append(notice)
+        items, calls = transcript_items(transcript, running_here)
         self._stream.stop()
         self._ticker.stop()
         self.current = None
@@ -568,36 +534,3 @@ class ChatView(VirtualColumn):
             live = isinstance(item, CallItem) and item.call.status in ("running", "awaiting_approval")
             if live and isinstance(widget, ToolCallCard):
                 widget.update_from(widget.call)
-
-
-def _call_info(entry: ShownCall) -> CallInfo:
-    call = CallInfo(
-        entry.call_id,
-        entry.function,
-        entry.tool,
-        entry.action,
-        arguments=entry.arguments,
-        status=entry.status,
-        duration_ms=entry.duration_ms or None,
-        output=entry.output,
-        error=entry.error,
-        files=list(entry.files),
-        error_kind=entry.error_kind,
-        decided_by=entry.decided_by,
-        truncated=entry.truncated,
-        restored=True,
-        at=entry.created_at,
-    )
-    call.set_times(entry.duration_ms or None, entry.waited_ms)  # running time apart from the approval wait
-    return call
-
-
-def _turn_notice(entry: TurnEnd) -> NoticeItem | None:
-    if entry.status in ("error", "budget"):
-        if not entry.message:
-            return None
-        return NoticeItem(message=Text("chat.error", message=entry.message), kind="error")
-    mark = TURN_MARKS.get(entry.status)
-    if mark is None:
-        return None
-    return NoticeItem(message=Text(mark[0]), kind=mark[1])

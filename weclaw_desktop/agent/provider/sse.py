@@ -28,18 +28,22 @@ class SSEReader:
         self._first = True
 
     def feed(self, chunk: bytes) -> list[Event]:
-        self._buffer += chunk
+        # lines are cut at a moving position and the rest kept once: slicing the buffer after every line
+        # copied the rest of a burst (hundreds of events in one read) once per line
+        buffer = self._buffer + chunk if self._buffer else chunk
         out: list[Event] = []
+        pos = 0
         while True:
-            cut = _line_end(self._buffer)
+            cut = _line_end(buffer, pos)
             if cut is None:
-                return out
+                break
             end, size = cut
-            line = self._buffer[:end]
-            self._buffer = self._buffer[end + size :]
-            event = self._line(line)
+            event = self._line(buffer[pos:end])
+            pos = end + size
             if event is not None:
                 out.append(event)
+        self._buffer = buffer[pos:]
+        return out
 
     def finish(self) -> list[Event]:
         """The end of the body: a last line without its newline, and an event without its blank line."""
@@ -78,10 +82,11 @@ class SSEReader:
         return None
 
 
-def _line_end(buffer: bytes) -> tuple[int, int] | None:
-    """Position and length of the first line break (\\r\\n, \\n or \\r); None when the line is not complete."""
-    lf = buffer.find(b"\n")
-    cr = buffer.find(b"\r", 0, lf if lf >= 0 else len(buffer))
+def _line_end(buffer: bytes, pos: int = 0) -> tuple[int, int] | None:
+    """Position and length of the first line break (\\r\\n, \\n or \\r) at or after ``pos``; None when the line
+    is not complete."""
+    lf = buffer.find(b"\n", pos)
+    cr = buffer.find(b"\r", pos, lf if lf >= 0 else len(buffer))
     if cr < 0:
         return (lf, 1) if lf >= 0 else None
     if cr + 1 == len(buffer):
