@@ -469,9 +469,15 @@ class HistoryStore:
     async def messages(self, session_id: str, *, all_branches: bool = False) -> list[StoredMessage]:
         """The messages of the active branch (what the chat shows and the model is sent); ``all_branches``:
         every stored message, edits and regenerations the user paged away from included (export)."""
-        rows = await self.db.run(self.db.query, "SELECT * FROM messages WHERE session_id=? ORDER BY id", (session_id,))
-        if not all_branches:
-            rows = self.branches.on_path(rows, await self.branches.tree(session_id))
+        tree = None if all_branches else await self.branches.tree(session_id)
+        # rows become objects in the worker thread too: a long chat's thousands of rows (JSON fields parsed)
+        # cost tens of ms, and a turn reads its chat several times
+        return await self.db.run(self._read_messages, session_id, tree)
+
+    def _read_messages(self, session_id: str, tree: Any) -> list[StoredMessage]:
+        rows = self.db.query("SELECT * FROM messages WHERE session_id=? ORDER BY id", (session_id,))
+        if tree is not None:
+            rows = self.branches.on_path(rows, tree)
         return [
             StoredMessage(
                 id=r["id"],
@@ -495,7 +501,10 @@ class HistoryStore:
         if run_id is not None:
             sql += " AND run_id=?"
             params += (run_id,)
-        rows = await self.db.run(self.db.query, sql + " ORDER BY id", params)
+        return await self.db.run(self._read_tool_calls, sql + " ORDER BY id", params)
+
+    def _read_tool_calls(self, sql: str, params: tuple[Any, ...]) -> list[StoredToolCall]:
+        rows = self.db.query(sql, params)
         return [
             StoredToolCall(
                 r["call_id"],
