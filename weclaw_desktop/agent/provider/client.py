@@ -223,6 +223,7 @@ class Provider:
         assembler = StreamAssembler(self.profile, on_text=on_text, on_reasoning=on_reasoning, on_retract=on_retract)
         done = False
         last_yield = time.perf_counter()
+        idle = _IdleWatch(limits.idle_s)
         try:
             first = True
             while True:
@@ -231,7 +232,7 @@ class Provider:
                         event = events.first
                         first = False
                     else:
-                        event = await _next_event(events, limits.idle_s, reader)
+                        event = await idle.next(events, reader)
                 except _Timeout as exc:
                     raise self._idle_error(exc, assembler) from None
                 except (httpx2.TransportError, openai.APIConnectionError) as exc:
@@ -251,6 +252,7 @@ class Provider:
                     last_yield = time.perf_counter()
                 assembler.add(chunk)
         finally:
+            idle.close()
             await response.aclose()
         if assembler.chunks == 0:
             raise ProviderError("server", "The endpoint returned an empty answer. Try again or check the model name.")
@@ -463,13 +465,54 @@ class _Events:
         return self._queue.pop(0)
 
 
-async def _next_event(events: _Events, idle_s: float, reader: SSEReader) -> Event | None:
-    before = reader.comments
-    try:
-        async with asyncio.timeout(idle_s):
-            return await events.next()
-    except TimeoutError:
-        raise _Timeout("idle", reader.comments - before) from None
+class _IdleWatch:
+    """The idle budget of one stream: no data event for ``idle_s`` ends it (keep-alive comments are no progress).
+
+    One loop timer at a time, moved on only when it fires early, instead of an ``asyncio.timeout`` per event:
+    under qasync each of those is a Qt timer that stays registered until its deadline even when cancelled, so
+    a long answer (40,000 events, a 60 s budget) piled up tens of thousands of live timers."""
+
+    def __init__(self, idle_s: float) -> None:
+        self.idle_s = idle_s
+        self._loop = asyncio.get_running_loop()
+        self._last = self._loop.time()
+        self._waiter: asyncio.Task[Any] | None = None
+        self._handle: asyncio.TimerHandle | None = None
+        self._expired = False
+
+    async def next(self, events: _Events, reader: SSEReader) -> Event | None:
+        """The next data event; :class:`_Timeout` when none came within the budget."""
+        before = reader.comments
+        task = asyncio.current_task()
+        self._waiter = task
+        if self._handle is None:
+            self._handle = self._loop.call_at(self._last + self.idle_s, self._check)
+        try:
+            event = await events.next()
+        except asyncio.CancelledError:
+            if self._expired and task is not None and task.uncancel() == 0:  # ours, not a Stop
+                raise _Timeout("idle", reader.comments - before) from None
+            raise
+        finally:
+            self._waiter = None
+        self._last = self._loop.time()
+        return event
+
+    def _check(self) -> None:
+        self._handle = None
+        due = self._last + self.idle_s
+        if self._waiter is None:
+            return  # between two reads: the next read arms it again
+        if self._loop.time() >= due:
+            self._expired = True
+            self._waiter.cancel()
+        else:
+            self._handle = self._loop.call_at(due, self._check)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
 
 def _parse(event: Event, url: str, assembler: StreamAssembler) -> dict[str, Any]:
