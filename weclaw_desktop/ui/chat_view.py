@@ -31,6 +31,7 @@ Architecture (see also /docs in the closing note of #17):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
@@ -75,7 +76,6 @@ POOL_SIZE = 8
 CARD_POOL = "tool-card"  # the pool of dropped tool cards
 #: After this long, the code highlighters are compiled in a worker thread (once per process).
 WARM_UP_MS = 1500
-_warmed = False
 #: Keys of a message item's ``data`` for its thinking (the block is made again from them).
 THINKING = "thinking"  # live | done | stopped
 THINKING_T0 = "thinking_t0"
@@ -118,14 +118,9 @@ class ChatView(VirtualColumn):
 
     def _warm_up(self) -> None:
         """Code highlighters compiled in a worker thread, before an answer needs them on the UI thread."""
-        global _warmed
-        if _warmed:
-            return
-        _warmed = True
-        try:
-            asyncio.get_running_loop().run_in_executor(None, warm_up_highlighting)
-        except RuntimeError:  # no running loop (a window made outside qasync): the first answer compiles them
-            _warmed = False
+        # no running loop (a window made outside qasync): the first answer compiles them
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().run_in_executor(None, warm_up_highlighting)  # once per process
 
     # --- the widget factory ---------------------------------------------------------------------
     def _make_widget(self, item: ChatItem) -> QWidget:
@@ -207,17 +202,16 @@ class ChatView(VirtualColumn):
         if not self._recycling:
             return False
         if isinstance(widget, ToolCallCard):
-            cards = self._pool.setdefault(CARD_POOL, [])
-            if len(cards) >= POOL_SIZE:
-                return False
-            cards.append(widget)  # bind() sets every part again
-            return True
-        if not isinstance(widget, MessageWidget) or widget.item.streaming:
+            key = CARD_POOL  # bind() sets every part again
+        elif isinstance(widget, MessageWidget) and not widget.item.streaming:
+            key = widget.role
+        else:
             return False
-        pool = self._pool.setdefault(widget.role, [])
+        pool = self._pool.setdefault(key, [])
         if len(pool) >= POOL_SIZE:
             return False
-        widget.unbind()
+        if isinstance(widget, MessageWidget):
+            widget.unbind()
         pool.append(widget)
         return True
 

@@ -13,7 +13,7 @@ import base64
 import binascii
 import html
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -93,11 +93,12 @@ def _highlight(code: str, lang: str, dark: bool) -> str | None:
 COMMON_LANGS = ("python", "bash", "shell", "json", "javascript", "typescript", "html", "css", "sql", "yaml", "c", "cpp")
 
 
-def warm_up_highlighting(langs: Sequence[str] = COMMON_LANGS) -> None:
+@cache
+def warm_up_highlighting(langs: tuple[str, ...] = COMMON_LANGS) -> None:
     """Compile the common languages' highlighters and both themes' formatters now (in a worker thread at
     start-up): Pygments compiles a lexer's rules the first time it is used — 40-80 ms for one language, which
     was the longest stall of a streamed answer when its first code block arrived on the UI thread. Compiled
-    rules are cached per lexer class for the process."""
+    rules are cached per lexer class for the process, and a second call returns at once."""
     for dark in (False, True):
         for lang in langs:
             _highlight("x = 1\n", lang, dark)

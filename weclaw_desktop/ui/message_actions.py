@@ -33,11 +33,11 @@ from weclaw_desktop.i18n import Text, tr
 from weclaw_desktop.ui import icons, theme
 from weclaw_desktop.ui.attachment_chips import ChipRow
 from weclaw_desktop.ui.chat.items import MessageItem, NoticeItem
+from weclaw_desktop.ui.chat.message_widget import REUSABLE, MessageWidget
 
 if TYPE_CHECKING:
     from weclaw_desktop.agent.history_branches import BranchInfo
     from weclaw_desktop.agent.usage import UsageSum
-    from weclaw_desktop.ui.chat.message_widget import MessageWidget
     from weclaw_desktop.ui.chat_controller import ChatController
     from weclaw_desktop.ui.chat_view import ChatView
     from weclaw_desktop.ui.composer import Composer
@@ -68,8 +68,6 @@ class ActionBar(QWidget):
 
     def __init__(self, parts: list[Part], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from weclaw_desktop.ui.chat.message_widget import REUSABLE
-
         self.setObjectName("MessageActions")
         self.setProperty(REUSABLE, True)
         self.row = QHBoxLayout(self)
@@ -148,24 +146,19 @@ class ActionBar(QWidget):
 
     def _pager(self) -> None:
         """‹ index/count ›: the buttons at either end do nothing."""
-        prev = QToolButton()
-        prev.setObjectName("action-previous")
-        prev.setText("‹")
-        prev.setAutoRaise(True)
-        prev.setToolTip(tr("actions.previous"))
-        prev.clicked.connect(functools.partial(self._clicked, "previous"))
-        nxt = QToolButton()
-        nxt.setObjectName("action-next")
-        nxt.setText("›")
-        nxt.setAutoRaise(True)
-        nxt.setToolTip(tr("actions.next"))
-        nxt.clicked.connect(functools.partial(self._clicked, "next"))
+        for name, glyph in (("previous", "‹"), ("next", "›")):
+            b = QToolButton()
+            b.setObjectName(f"action-{name}")
+            b.setText(glyph)
+            b.setAutoRaise(True)
+            b.setToolTip(tr(f"actions.{name}"))
+            b.clicked.connect(functools.partial(self._clicked, name))
+            self.buttons[name] = b
         self.pager = QLabel()
         self.pager.setObjectName("Muted")
-        self.row.addWidget(prev)
+        self.row.addWidget(self.buttons["previous"])
         self.row.addWidget(self.pager)
-        self.row.addWidget(nxt)
-        self.buttons["previous"], self.buttons["next"] = prev, nxt
+        self.row.addWidget(self.buttons["next"])
 
 
 class MessageActions(QObject):
@@ -261,8 +254,6 @@ class MessageActions(QObject):
 
     def _redecorate(self, widget: QWidget) -> None:
         """Replace the bar and chips of a live message widget in place (no new render of its text)."""
-        from weclaw_desktop.ui.chat.message_widget import MessageWidget
-
         if not isinstance(widget, MessageWidget):
             return
         for old in (*widget.findChildren(ActionBar), *widget.findChildren(ChipRow)):

@@ -176,7 +176,6 @@ class MainThreadGC:
         self._freeze.setSingleShot(True)
         self._freeze.timeout.connect(self.freeze)
         self._freeze_after_ms = freeze_after_ms
-        self.frozen = 0  # objects moved out of the collector's sight by freeze()
 
     def start(self) -> None:
         gc.disable()
@@ -192,8 +191,7 @@ class MainThreadGC:
         objects were frozen."""
         gc.collect()
         gc.freeze()
-        self.frozen = gc.get_freeze_count()
-        return self.frozen
+        return gc.get_freeze_count()
 
     def stop(self) -> None:
         self._timer.stop()

@@ -130,12 +130,17 @@ class FileRow(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = Path()
-        self.name: ElidedLabel | None = None
         self.box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         self.box.setContentsMargins(0, 0, 0, 0)
         self.box.setSpacing(6)
         self.name_box = QHBoxLayout()
         self.name_box.setSpacing(6)
+        self.glyph = QLabel()
+        self.glyph.setPixmap(icons.pixmap("document", 16, theme.colors().muted))
+        self.name_box.addWidget(self.glyph)
+        self.name = ElidedLabel()
+        mark_content(self.name)
+        self.name_box.addWidget(self.name, 1)
         self.buttons = QHBoxLayout()
         self.buttons.setSpacing(4)
         self.box.addLayout(self.name_box, 1)
@@ -266,9 +271,10 @@ class ToolCallCard(QFrame):
         mono = bool(spec is not None and spec.display.monospace)
         if mono != self._mono:
             self._mono = mono
-            self.result.setFont(theme.mono_font() if mono else QFont())  # QFont(): the inherited font again
+            font = theme.mono_font() if mono else QFont()  # QFont(): the inherited font again
+            self.result.setFont(font)
             if self._full is not None:
-                self._full.setFont(theme.mono_font() if mono else QFont())
+                self._full.setFont(font)
         if self._arguments is not None:
             self._arguments.setText(readable_arguments(call.arguments))
         if self._full is not None:
@@ -339,8 +345,7 @@ class ToolCallCard(QFrame):
         c = theme.colors()
         self.icon.setPixmap(icons.pixmap(self._icon_name, 18, c.accent))
         for row in self._file_rows:
-            for glyph in row.findChildren(QLabel, "FileGlyph"):
-                glyph.setPixmap(icons.pixmap("document", 16, c.muted))
+            row.glyph.setPixmap(icons.pixmap("document", 16, c.muted))
 
     def retranslate(self) -> None:
         call = self.call
@@ -437,7 +442,6 @@ class ToolCallCard(QFrame):
             self._file_rows.append(self._new_file_row())
         for row, path in zip(self._file_rows, paths, strict=False):
             row.path = path
-            assert row.name is not None
             row.name.setText(path.name)
             row.name.setToolTip(str(path))
             row.setVisible(True)
@@ -449,13 +453,6 @@ class ToolCallCard(QFrame):
     def _new_file_row(self) -> FileRow:
         row = FileRow()
         layout = row.buttons
-        glyph = QLabel()
-        glyph.setObjectName("FileGlyph")
-        glyph.setPixmap(icons.pixmap("document", 16, theme.colors().muted))
-        row.name_box.addWidget(glyph)
-        row.name = ElidedLabel()
-        mark_content(row.name)
-        row.name_box.addWidget(row.name, 1)
         for key, name, act in (
             ("card.open", "OpenFile", lambda: self._actions.open_path(row.path, self.item_report())),
             ("card.reveal", "RevealFile", lambda: self._actions.reveal_path(row.path, self.item_report())),
