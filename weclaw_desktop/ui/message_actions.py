@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QSize, Qt
@@ -345,26 +345,23 @@ class MessageActions(QObject):
         self.controller.spawn(self.regenerate_run(item.run_id))
 
     async def regenerate_run(self, run_id: str) -> Any:
-        user = self._user_item(run_id)
-        self._cut_from(user, keep=True)
-        return await self.controller.branch_turn(
-            None,
-            [],
-            lambda rt, sid, on_event: rt.regenerate(sid, run_id, on_event=on_event),
-            user=user,
-            reload_on_error=True,
-        )
+        return await self._answer_again(run_id, lambda rt, sid, on_event: rt.regenerate(sid, run_id, on_event=on_event))
 
     def retry(self, run_id: str) -> None:
         self.controller.spawn(self.retry_run(run_id))
 
     async def retry_run(self, run_id: str) -> Any:
+        return await self._answer_again(run_id, lambda rt, sid, on_event: rt.retry(sid, run_id, on_event=on_event))
+
+    async def _answer_again(self, run_id: str, start: Callable[[Any, str, Any], Awaitable[Any]]) -> Any:
+        """The user's message of ``run_id`` answered again (``start``: the runtime's regenerate or retry): what
+        followed it leaves the screen, the message stays."""
         user = self._user_item(run_id)
         self._cut_from(user, keep=True)
         return await self.controller.branch_turn(
             None,
             [],
-            lambda rt, sid, on_event: rt.retry(sid, run_id, on_event=on_event),
+            start,
             user=user,
             reload_on_error=True,
         )
